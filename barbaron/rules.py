@@ -1,0 +1,198 @@
+"""The rules of Bar Baron as constants and small money formulas, shared by every engine.
+
+Sources: ``shared/spec/bar-baron-rules.txt`` (the authority) and the numbered decisions in
+``shared/spec/RULES-CLARIFIED.md`` (cited as ``# Rn``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --- The board (R1) -------------------------------------------------------------------------
+SPACE_NAMES: tuple[str, ...] = (
+    "Payday",
+    "Lecture Hall 3",
+    "Semester Bar",
+    "The Mortarboard",
+    "Jukebox",
+    "The Jug",
+    "Golden Rooster",
+    "Town Cellar",
+    "Curfew",
+    "The Anchor",
+    "Lighthouse",
+    "The Galley",
+    "Regulars' Table",
+    "Neon Light",
+    "Night Moth",
+    "Golden Mile",
+)
+N_SPACES = 16
+PAYDAY, JUKEBOX, CURFEW, REGULARS_TABLE = 0, 4, 8, 12
+CARD_SPACES = (JUKEBOX, REGULARS_TABLE)
+NEON_LIGHT = 13  # Taxi's destination (R18)
+PUB_CRAWL_STEPS = 3  # R18
+WAGES = 150  # R8
+
+# --- The bars (R2) ----------------------------------------------------------------------------
+N_BARS = 12
+BAR_SPACES: tuple[int, ...] = (1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15)
+BAR_NAMES: tuple[str, ...] = tuple(SPACE_NAMES[s] for s in BAR_SPACES)
+PRICES: tuple[int, ...] = (80, 80, 100, 120, 120, 140, 160, 160, 180, 200, 200, 240)
+BASE_TABS: tuple[int, ...] = (20, 20, 25, 30, 30, 35, 40, 40, 45, 50, 50, 60)
+DISTRICT_NAMES: tuple[str, ...] = ("Campus", "Old Town", "Harbour", "The Strip")
+BARS_PER_DISTRICT = 3
+N_DISTRICTS = 4
+MAX_LEVEL = 2  # 0 plain, 1 Happy Hour, 2 Draught Tap
+LEVEL_NAMES: tuple[str, ...] = ("no upgrade", "Happy Hour", "Draught Tap")
+UPGRADE_MULTIPLIER: tuple[int, ...] = (1, 3, 6)  # R11, by level
+# R11: the district bonus as twice the factor (1, 1.5, 2), indexed by bars the owner holds there.
+DISTRICT_BONUS_X2: tuple[int, ...] = (0, 2, 3, 4)
+
+# space index -> bar index, -1 for the corners
+SPACE_TO_BAR: tuple[int, ...] = tuple(
+    BAR_SPACES.index(s) if s in BAR_SPACES else -1 for s in range(N_SPACES)
+)
+
+
+def district_of(bar: int) -> int:
+    """District index of a bar (R2: bar // 3)."""
+    return bar // BARS_PER_DISTRICT
+
+
+# --- The cards (R3) ---------------------------------------------------------------------------
+CARDS: tuple[str, ...] = (
+    "round_on_the_house",
+    "regulars",
+    "bouncer",
+    "birthday",
+    "health_inspection",
+    "pub_crawl",
+    "police_check",
+    "lottery_ticket",
+    "broken_glass",
+    "tax_audit",
+    "taxi",
+    "free_keg",
+    "influencer_video",
+    "burst_pipe",
+)
+N_CARDS = len(CARDS)
+CARD_INDEX: dict[str, int] = {name: i for i, name in enumerate(CARDS)}
+CARD_TITLES: tuple[str, ...] = (
+    "Round on the house!",
+    "Regulars",
+    "Bouncer",
+    "Birthday at the bar",
+    "Health inspection",
+    "Pub crawl",
+    "Police check",
+    "Lottery ticket",
+    "Broken glass",
+    "Tax audit",
+    "Taxi to The Strip",
+    "Free keg",
+    "Influencer video",
+    "Burst pipe",
+)
+ROUND_ON_THE_HOUSE_EACH = 30  # R13
+BIRTHDAY_EACH = 25  # R13
+REGULARS_GAIN = 100
+LOTTERY_GAIN = 150
+BROKEN_GLASS_COST = 60
+HEALTH_INSPECTION_PER_LEVEL = 25  # R18
+FREE_KEG_FALLBACK = 50  # R18
+INFLUENCER_PER_BAR = 20
+BURST_PIPE_PER_BAR = 20
+
+
+# --- Money formulas (R9-R12) ------------------------------------------------------------------
+def round_half_up(x2: int, step: int) -> int:
+    """Round x2 / 2 to the nearest multiple of ``step``, halves up (R9); x2 is twice the value."""
+    return (x2 + step) // (2 * step) * step
+
+
+def tab(bar: int, level: int, owner_bars_in_district: int) -> int:
+    """The tab a visitor pays on ``bar`` (R11): base x (1, 3, 6) x (1, 1.5, 2), nearest 5 (R9)."""
+    x2 = BASE_TABS[bar] * UPGRADE_MULTIPLIER[level] * DISTRICT_BONUS_X2[owner_bars_in_district]
+    return round_half_up(x2, 5)
+
+
+def bar_value(bar: int, level: int) -> int:
+    """A bar's value (R10): price plus half the price per level."""
+    return PRICES[bar] + level * PRICES[bar] // 2
+
+
+def upgrade_cost(bar: int) -> int:
+    """The cost of one upgrade level (R16): half the bar's price."""
+    return PRICES[bar] // 2
+
+
+def takeover_cost(value: int) -> int:
+    """What a takeover costs (R9, R15): 1.5 x the bar's value, rounded half up to 10."""
+    return round_half_up(3 * value, 10)
+
+
+def sale_price(value: int) -> int:
+    """What the bank pays for a bar in a forced sale (R12): half its value."""
+    return value // 2
+
+
+def tax_audit_amount(coins: int) -> int:
+    """Tax audit (R9, R18): 10 % of the coins, rounded half up to 5."""
+    return (coins + 25) // 50 * 5
+
+
+def liquidation_order(bars: list[int], levels: list[int]) -> list[int]:
+    """The order in which the bank sells a debtor's bars (R12): lowest value, then bar index."""
+    return sorted(bars, key=lambda b: (bar_value(b, levels[b]), b))
+
+
+# --- Rules of one game (R4, R5) ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Rules:
+    """The table of one game: players, rounds, start coins and the per-seat bonus (R4, R5)."""
+
+    players: int = 4
+    rounds: int = 10
+    start_coins: int = 1000
+    seat_bonus: int = 100
+
+    def __post_init__(self) -> None:
+        for name in ("players", "rounds", "start_coins", "seat_bonus"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"rules: {name} must be a whole number, got {value!r}")
+        if not 2 <= self.players <= 4:
+            raise ValueError(f"rules: players must be 2, 3 or 4, got {self.players}")
+        if not 1 <= self.rounds <= 1000:
+            raise ValueError(f"rules: rounds must be between 1 and 1000, got {self.rounds}")
+        for name in ("start_coins", "seat_bonus"):
+            value = getattr(self, name)
+            if value < 0 or value % 5:
+                raise ValueError(
+                    f"rules: {name} must be a non-negative multiple of 5 (coins come in 5s, R9), "
+                    f"got {value}"
+                )
+
+    def seat_start_coins(self, seat: int) -> int:
+        """Coins seat ``seat`` starts with (R4)."""
+        return self.start_coins + self.seat_bonus * seat
+
+    @property
+    def turn_slots(self) -> int:
+        """Turn slots in a game: one per seat per round (R5)."""
+        return self.rounds * self.players
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Rules:
+        """Rules from a scenario's ``rules`` object; missing keys take the defaults."""
+        if not isinstance(data, dict):
+            raise ValueError('rules: must be an object like {"players": 4, "rounds": 10}')
+        unknown = sorted(set(data) - {"players", "rounds", "start_coins", "seat_bonus"})
+        if unknown:
+            raise ValueError(
+                f"rules: unknown key {unknown[0]!r} "
+                "(valid: players, rounds, start_coins, seat_bonus)"
+            )
+        return cls(**data)

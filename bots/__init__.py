@@ -1,0 +1,1 @@
+"""Strategies for Bar Baron, one module per family."""

@@ -1,0 +1,53 @@
+"""Test helpers: where the conformance suite lives; seeded random chance and players."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from barbaron import rules as R
+from barbaron.reference import GameView
+
+REPO = Path(__file__).resolve().parents[1]
+CONFORMANCE = REPO.parent / "shared" / "conformance"
+CONFORMANCE_FILES = sorted(CONFORMANCE.glob("*.json"))
+
+
+class GeneratorChance:
+    """Dice and shuffles from an explicit numpy Generator (tests only; no global RNG)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def roll(self) -> tuple[int, int]:
+        a, b = self.rng.integers(1, 7, size=2)
+        return int(a), int(b)
+
+    def deck_order(self, shuffle: int) -> list[int]:
+        return [int(c) for c in self.rng.permutation(R.N_CARDS)]
+
+
+class CoinFlipBot:
+    """Decides every open choice at random from its own Generator: reaches every rule path."""
+
+    def __init__(self, rng: np.random.Generator, p: float = 0.6) -> None:
+        self.rng, self.p = rng, p
+
+    def upgrade(self, view: GameView) -> int | None:
+        if self.rng.random() > self.p:
+            return None
+        options = [
+            b
+            for b in range(R.N_BARS)
+            if view.owner[b] == view.seat
+            and view.level[b] < R.MAX_LEVEL
+            and R.upgrade_cost(b) <= view.coins[view.seat]
+        ]
+        return int(self.rng.choice(options))
+
+    def buy(self, view: GameView, bar: int) -> bool:
+        return bool(self.rng.random() < self.p)
+
+    def takeover(self, view: GameView, bar: int) -> bool:
+        return bool(self.rng.random() < self.p)

@@ -1,0 +1,146 @@
+"""`barbaron replay`: outputs, --check, --log, and one-line errors for bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import CONFORMANCE_FILES
+
+from barbaron import rules as R
+from barbaron.cli import main
+
+CASE = CONFORMANCE_FILES[0]
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def scenario(**changes):
+    data = json.loads(CASE.read_text())
+    data.update(changes)
+    return data
+
+
+def write(tmp_path, data, name="bad.json"):
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return str(path)
+
+
+def test_replay_prints_one_outcome_per_file_in_order(capsys):
+    status, out, _ = run(capsys, "replay", *map(str, CONFORMANCE_FILES[:3]))
+    lines = out.splitlines()
+    assert status == 0 and len(lines) == 3
+    for line, path in zip(lines, CONFORMANCE_FILES[:3], strict=True):
+        expect = json.loads(path.read_text())["expect"]
+        assert json.loads(line) == expect
+
+
+def test_replay_without_expect_prints_every_key(capsys, tmp_path):
+    data = scenario()
+    del data["expect"]
+    status, out, _ = run(capsys, "replay", write(tmp_path, data))
+    assert status == 0 and list(json.loads(out)) == list(json.loads(CASE.read_text())["expect"])
+
+
+def test_check_passes_the_whole_suite(capsys):
+    status, out, _ = run(capsys, "replay", "--check", *map(str, CONFORMANCE_FILES))
+    n = len(CONFORMANCE_FILES)
+    assert status == 0 and out.strip() == f"{n} cases checked: {n} equal, 0 differ"
+
+
+def test_check_reports_the_first_diverging_slot(capsys, tmp_path):
+    data = scenario()
+    data["expect"]["trace"][5][1] += 5
+    data["expect"]["coins"][0] += 5
+    status, out, _ = run(capsys, "replay", "--check", str(CASE), write(tmp_path, data))
+    assert status == 1
+    assert (
+        "DIFFERS: keys coins, trace; coins first diverge after turn slot 5 (round 3, seat 1)" in out
+    )
+    assert out.splitlines()[-1] == "2 cases checked: 1 equal, 1 differ"
+
+
+def test_log_tells_the_story(capsys):
+    status, out, _ = run(capsys, "replay", "--log", str(CASE))
+    assert status == 0
+    assert "Round 1" in out and "rolls" in out and "Closing time" in out and "Bar Baron" in out
+
+
+def first_card_block_with(card):
+    block = list(R.CARDS)
+    block[block.index("taxi")] = card
+    return block
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must hold one JSON object"),
+        (
+            scenario(deck=first_card_block_with("taxii") + list(R.CARDS)),
+            "deck[10] = 'taxii' is not a card id",
+        ),
+        (scenario(dice=[[3, 7]] * 60), "dice[0] = [3, 7]: a die shows 1 to 6, not 7"),
+        (scenario(dice=[[0, 1]] * 60), "a die shows 1 to 6, not 0"),
+        (scenario(dice=[[3]] * 60), "each roll is a pair of two dice"),
+        (
+            scenario(deck=first_card_block_with("regulars")),
+            "deck entries 1..14 are not a permutation of "
+            "the 14 cards (repeats regulars; lacks taxi)",
+        ),
+        (scenario(deck=list(R.CARDS) + list(R.CARDS)[:5]), "entries 15..19 are not a permutation"),
+        (scenario(dice=[[1, 2]] * 3), "too few dice: the game needs more than the 3 rolls given"),
+        (scenario(deck=[]), "too few cards: the game draws more than the 0 cards given"),
+        (scenario(rules={"players": 5}), "rules: players must be 2, 3 or 4, got 5"),
+        (scenario(rules={"start_coins": 1003}), "start_coins must be a non-negative multiple of 5"),
+        (scenario(rules={"seats": 2}), "rules: unknown key 'seats'"),
+        (
+            scenario(policies=[{"buy": 0, "takeover": None, "upgrade": -1}] * 2),
+            "policies[0].upgrade = -1: a cushion is a whole number >= 0",
+        ),
+        (
+            scenario(policies=[{"buy": 0, "takeover": None, "upgrade": 0}]),
+            "policies must be a list of 2 objects",
+        ),
+    ],
+)
+def test_bad_input_gets_one_line_naming_the_file_and_exit_2(capsys, tmp_path, content, message):
+    path = write(tmp_path, content)
+    status, out, err = run(capsys, "replay", str(CASE), path)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1, err
+    assert path in err and message in err
+
+
+def test_check_needs_an_expect_object(capsys, tmp_path):
+    data = scenario()
+    del data["expect"]
+    status, _, err = run(capsys, "replay", "--check", write(tmp_path, data))
+    assert status == 2 and "has no 'expect' object" in err
+
+
+def test_missing_file_and_usage_errors(capsys, tmp_path):
+    status, _, err = run(capsys, "replay", str(tmp_path / "nope.json"))
+    assert status == 2 and "nope.json: cannot read it: No such file or directory" in err
+    status, _, err = run(capsys, "replay")
+    assert status == 2 and len(err.splitlines()) == 1 and "required: FILE" in err
+    status, _, err = run(capsys, "replay", "--log", "--check", str(CASE))
+    assert status == 2 and "not allowed with argument" in err
+
+
+def test_console_script_help_and_errors_without_traceback(tmp_path):
+    exe = [sys.executable, "-m", "barbaron.cli"]
+    for argv in (["--help"], ["replay", "--help"]):
+        done = subprocess.run(exe + argv, capture_output=True, text=True)
+        assert done.returncode == 0 and "usage:" in done.stdout
+    done = subprocess.run(
+        exe + ["replay", str(tmp_path / "x.json")], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1
