@@ -6,7 +6,10 @@ Sources: ``shared/spec/bar-baron-rules.txt`` (the authority) and the numbered de
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 # --- The board (R1) -------------------------------------------------------------------------
 SPACE_NAMES: tuple[str, ...] = (
@@ -196,3 +199,21 @@ class Rules:
                 "(valid: players, rounds, start_coins, seat_bonus)"
             )
         return cls(**data)
+
+
+# --- Lookup tables for the array engines, computed from the formulas above --------------------
+def _table(formula: Callable[..., int], *shape: int) -> np.ndarray:
+    table = np.empty(shape, dtype=np.int32)
+    for index in np.ndindex(*shape):
+        table[index] = formula(*index)
+    table.flags.writeable = False
+    return table
+
+
+PRICE_TABLE = _table(lambda b: PRICES[b], N_BARS)  # (12,) price per bar
+UPGRADE_COST_TABLE = _table(upgrade_cost, N_BARS)  # (12,) one level, R16
+VALUE_TABLE = _table(bar_value, N_BARS, MAX_LEVEL + 1)  # (12, 3) value by bar and level, R10
+SALE_TABLE = _table(lambda b, lv: sale_price(bar_value(b, lv)), N_BARS, MAX_LEVEL + 1)  # R12
+TAKEOVER_TABLE = _table(lambda b, lv: takeover_cost(bar_value(b, lv)), N_BARS, MAX_LEVEL + 1)
+TAB_TABLE = _table(tab, N_BARS, MAX_LEVEL + 1, BARS_PER_DISTRICT + 1)  # (12, 3, 4) by holding
+BAR_OF_SPACE = np.array(SPACE_TO_BAR, dtype=np.int8)  # (16,) bar index or -1

@@ -7,9 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from barbaron import rules as R
 from barbaron.reference import ChanceExhausted, Event, Game, Outcome
 from barbaron.rules import Rules
+from barbaron.strategy import InOneGame
 from bots.threshold import ThresholdBot
 
 POLICY_KEYS = ("buy", "takeover", "upgrade")
@@ -167,9 +170,47 @@ def _expect(expect: object) -> dict | None:
 
 def play_scenario(scenario: Scenario) -> tuple[Outcome, list[Event]]:
     """Play a scenario on the reference engine: its outcome and its event log."""
-    game = Game(scenario.rules, scenario.policies, ScriptedChance(scenario.dice, scenario.deck))
+    strategies = [InOneGame(bot, seed=0, game=0) for bot in scenario.policies]
+    game = Game(scenario.rules, strategies, ScriptedChance(scenario.dice, scenario.deck))
     try:
         outcome = game.play()
     except ChanceExhausted as e:
         raise ScenarioError(f"{scenario.path}: {e} (ran out in round {game.round})") from None
     return outcome, game.events
+
+
+def play_scenarios_batch(scenarios: Sequence[Scenario]) -> list[dict]:
+    """Play scenarios on the batch engine, one batch per rules; outcomes as ``Outcome.to_dict``."""
+    from barbaron.batch import Script, ScriptExhausted, play_batch
+    from bots.threshold import PerGameThreshold
+
+    results: list[dict | None] = [None] * len(scenarios)
+    groups: dict[Rules, list[int]] = {}
+    for i, s in enumerate(scenarios):
+        groups.setdefault(s.rules, []).append(i)
+    for rules, members in groups.items():
+        group = [scenarios[i] for i in members]
+        seats = [
+            PerGameThreshold([s.policies[seat] for s in group]) for seat in range(rules.players)
+        ]
+        script = Script.from_lists([s.dice for s in group], [s.deck for s in group])
+        try:
+            out = play_batch(
+                rules, seats, seed=0, games=np.arange(len(group)), script=script, trace=True
+            )
+        except ScriptExhausted as e:
+            raise ScenarioError(f"{group[e.row].path}: {e}") from None
+        st = out.state
+        for row, i in enumerate(members):
+            worth = out.worth[row].tolist()
+            best = max(worth)
+            results[i] = {
+                "coins": st.coins[row].tolist(),
+                "position": st.position[row].tolist(),
+                "owner": st.owner[row].tolist(),
+                "level": st.level[row].tolist(),
+                "worth": worth,
+                "winners": [s for s, w in enumerate(worth) if w == best],
+                "trace": out.trace[row].tolist(),
+            }
+    return results

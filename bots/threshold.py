@@ -1,63 +1,96 @@
 """The threshold bot: three cash cushions, the conformance policy of ``SCENARIO-FORMAT.md``.
 
-It buys, takes over and upgrades whenever it would keep at least a cushion of coins afterwards;
-a cushion of ``None`` means never. Simple, predictable, and a useful baseline.
+It buys, takes over and upgrades whenever it keeps at least a cushion of coins afterwards; a
+cushion of ``None`` means never. Simple, predictable, and a useful baseline.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import numpy as np
 
 from barbaron import rules as R
-from barbaron.reference import GameView
+from barbaron.strategy import BatchView, Strategy
+
+NEVER = np.int64(1) << 40  # a cushion no coin count reaches
 
 
-@dataclass(frozen=True)
-class ThresholdBot:
+def cushion_array(cushion: int | None) -> np.int64:
+    """A cushion as a number the vector formulas compare against (None = never)."""
+    if cushion is None:
+        return NEVER
+    if isinstance(cushion, bool) or not isinstance(cushion, int | np.integer) or cushion < 0:
+        raise ValueError(f"a cushion is a whole number >= 0 or None, got {cushion!r}")
+    return np.int64(cushion)
+
+
+def upgrade_choice(view: BatchView, games: np.ndarray, cushion: np.ndarray) -> np.ndarray:
+    """Per game: the lowest-index own bar below Draught Tap whose level costs <= coins - cushion."""
+    budget = view.coins[games, view.seat].astype(np.int64) - cushion
+    ok = (
+        (view.owner[games] == view.seat)
+        & (view.level[games] < R.MAX_LEVEL)
+        & (R.UPGRADE_COST_TABLE <= budget[:, None])
+    )
+    return np.where(ok.any(axis=1), ok.argmax(axis=1), -1).astype(np.int8)
+
+
+def buy_choice(view: BatchView, games: np.ndarray, bars: np.ndarray, cushion) -> np.ndarray:
+    """Per game: buy iff coins - price >= cushion."""
+    return view.coins[games, view.seat] - R.PRICE_TABLE[bars] >= cushion
+
+
+def takeover_choice(view: BatchView, games: np.ndarray, bars: np.ndarray, cushion) -> np.ndarray:
+    """Per game: take over iff coins - takeover cost >= cushion."""
+    cost = R.TAKEOVER_TABLE[bars, view.level[games, bars]]
+    return view.coins[games, view.seat] - cost >= cushion
+
+
+class ThresholdBot(Strategy):
     """Buy, take over or upgrade iff the coins left afterwards are at least the cushion."""
 
-    buy_cushion: int | None = 0  # keep this many coins after buying; None = never buy
-    takeover_cushion: int | None = None  # keep this many after a takeover; None = never
-    upgrade_cushion: int | None = 0  # keep this many after an upgrade; None = never
+    def __init__(
+        self, buy: int | None = 0, takeover: int | None = None, upgrade: int | None = 0
+    ) -> None:
+        self.params = {"buy": buy, "takeover": takeover, "upgrade": upgrade}
+        self._buy, self._takeover, self._upgrade = map(cushion_array, (buy, takeover, upgrade))
 
-    def __post_init__(self) -> None:
-        for name in ("buy_cushion", "takeover_cushion", "upgrade_cushion"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 0
-            ):
-                raise ValueError(
-                    f"threshold: {name} must be a whole number >= 0 or None, got {value!r}"
-                )
+    def __repr__(self) -> str:
+        return "threshold:" + ",".join(
+            f"{k}={'none' if v is None else v}" for k, v in self.params.items()
+        )
 
     @classmethod
     def from_policy(cls, policy: dict) -> ThresholdBot:
         """The bot of a scenario's policy object ``{"buy": .., "takeover": .., "upgrade": ..}``."""
         return cls(policy["buy"], policy["takeover"], policy["upgrade"])
 
-    def upgrade(self, view: GameView) -> int | None:
-        """The lowest-index owned bar below Draught Tap whose level costs <= coins - cushion."""
-        if self.upgrade_cushion is None:
-            return None
-        budget = view.coins[view.seat] - self.upgrade_cushion
-        for bar in range(R.N_BARS):
-            if (
-                view.owner[bar] == view.seat
-                and view.level[bar] < R.MAX_LEVEL
-                and R.upgrade_cost(bar) <= budget
-            ):
-                return bar
-        return None
+    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
+        return upgrade_choice(view, games, self._upgrade)
 
-    def buy(self, view: GameView, bar: int) -> bool:
-        """Buy iff coins - price >= the buy cushion."""
-        return _keeps(view.coins[view.seat] - R.PRICES[bar], self.buy_cushion)
+    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return buy_choice(view, games, bars, self._buy)
 
-    def takeover(self, view: GameView, bar: int) -> bool:
-        """Take over iff coins - takeover cost >= the takeover cushion."""
-        cost = R.takeover_cost(R.bar_value(bar, view.level[bar]))
-        return _keeps(view.coins[view.seat] - cost, self.takeover_cushion)
+    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return takeover_choice(view, games, bars, self._takeover)
 
 
-def _keeps(left: int, cushion: int | None) -> bool:
-    return cushion is not None and left >= cushion
+class PerGameThreshold(Strategy):
+    """Threshold policies that differ from game to game: one scripted policy per batch row.
+
+    Used to play many scenarios, each with its own policies, in one batch.
+    """
+
+    def __init__(self, bots: list[ThresholdBot]) -> None:
+        self._buy, self._takeover, self._upgrade = (
+            np.array([getattr(b, name) for b in bots], dtype=np.int64)
+            for name in ("_buy", "_takeover", "_upgrade")
+        )
+
+    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
+        return upgrade_choice(view, games, self._upgrade[games])
+
+    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return buy_choice(view, games, bars, self._buy[games])
+
+    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return takeover_choice(view, games, bars, self._takeover[games])

@@ -8,6 +8,7 @@ import numpy as np
 
 from barbaron import rules as R
 from barbaron.reference import GameView
+from barbaron.strategy import Strategy
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance"
@@ -51,3 +52,30 @@ class CoinFlipBot:
 
     def takeover(self, view: GameView, bar: int) -> bool:
         return bool(self.rng.random() < self.p)
+
+
+class RandomBatchBot(Strategy):
+    """A batch strategy that decides at random from its per-game stream (view.uniform)."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        self.p = p
+
+    def __repr__(self) -> str:
+        return f"RandomBatchBot({self.p})"
+
+    def upgrade(self, view, games):
+        ok = (
+            (view.owner[games] == view.seat)
+            & (view.level[games] < R.MAX_LEVEL)
+            & (R.UPGRADE_COST_TABLE <= view.coins[games, view.seat][:, None])
+        )
+        pick = (view.uniform(games, 1) * ok.sum(axis=1)).astype(int)  # the pick-th legal bar
+        rank = np.cumsum(ok, axis=1) - 1
+        choice = np.argmax(ok & (rank == pick[:, None]), axis=1)
+        return np.where(view.uniform(games, 0) < self.p, choice, -1).astype(np.int8)
+
+    def buy(self, view, games, bars):
+        return view.uniform(games) < self.p
+
+    def takeover(self, view, games, bars):
+        return view.uniform(games) < self.p

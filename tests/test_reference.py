@@ -6,10 +6,16 @@ from barbaron import rules as R
 from barbaron.reference import Game, IllegalDecision
 from barbaron.rules import Rules
 from barbaron.scenario import ScriptedChance
+from barbaron.strategy import InOneGame
 from bots.threshold import ThresholdBot
 
-NEVER = ThresholdBot(None, None, None)
-EAGER = ThresholdBot(0, 0, 0)
+
+def threshold(buy, takeover, upgrade):
+    return InOneGame(ThresholdBot(buy, takeover, upgrade), seed=0, game=0)
+
+
+NEVER = threshold(None, None, None)
+EAGER = threshold(0, 0, 0)
 
 
 def deck_starting_with(*cards):
@@ -48,7 +54,7 @@ def test_pub_crawl_from_the_jukebox_resolves_town_cellar():
 
 
 def test_taxi_moves_to_neon_light_without_wages_and_the_tab_is_paid():
-    buyer = ThresholdBot(0, None, None)
+    buyer = threshold(0, None, None)
     # s0: 6+5 -> The Galley (buys); s1: 2+2 -> Jukebox, Bouncer; s0: 1+1 -> Neon Light (buys);
     # s1: 6+6 -> Regulars' Table, Taxi -> Neon Light, owned by s0: tab 50
     game, outcome, _ = play(

@@ -1,0 +1,556 @@
+"""The batch engine: many games advanced together, turn slot by turn slot, as numpy arrays.
+
+Every game of a batch is at the same turn slot (lockstep). A slot is three compiled kernels with
+the strategies' decisions between them, asked for all open games at once:
+
+1. ``_start_turn``: skip flags (R6), and which games may upgrade (R16);
+   -> the seat's strategy chooses upgrades;
+2. ``_play_turn``: upgrade, roll, move, wages, and the space (tabs, cards, Curfew) up to the
+   one decision a landing can open (buy, R14, or take over, R15);
+   -> the strategy answers buy and takeover questions;
+3. ``_finish_turn``: the answers take effect.
+
+The kernels are compiled with numba: a plain numpy version of part of the rules measured about
+80,000 games/s, short of the 120,000 needed (see the notes of the batch engine issue). They loop
+over games in compiled code; state and strategy interface stay numpy arrays. The money formulas
+come from ``barbaron.rules`` as lookup tables, and the random streams from ``barbaron.streams``,
+the same code the reference engine uses. The reference engine is the specification; this engine
+is tested against it game for game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from barbaron import rules as R
+from barbaron import streams
+from barbaron.reference import IllegalDecision
+from barbaron.rules import Rules
+from barbaron.strategy import BUY, TAKEOVER, UPGRADE, BatchView, Strategy
+
+NO_DECISION = -1  # pending decision of a game whose landing opened none
+
+_PRICE = R.PRICE_TABLE
+_UPGRADE_COST = R.UPGRADE_COST_TABLE
+_VALUE = R.VALUE_TABLE
+_SALE = R.SALE_TABLE
+_TAKEOVER = R.TAKEOVER_TABLE
+_TAB = R.TAB_TABLE
+_BAR_OF_SPACE = R.BAR_OF_SPACE
+_C = R.CARD_INDEX
+ROUND_ON_THE_HOUSE, REGULARS, BOUNCER, BIRTHDAY = (
+    _C["round_on_the_house"],
+    _C["regulars"],
+    _C["bouncer"],
+    _C["birthday"],
+)
+HEALTH_INSPECTION, PUB_CRAWL, POLICE_CHECK, LOTTERY_TICKET = (
+    _C["health_inspection"],
+    _C["pub_crawl"],
+    _C["police_check"],
+    _C["lottery_ticket"],
+)
+BROKEN_GLASS, TAX_AUDIT, TAXI, FREE_KEG = (
+    _C["broken_glass"],
+    _C["tax_audit"],
+    _C["taxi"],
+    _C["free_keg"],
+)
+INFLUENCER_VIDEO, BURST_PIPE = _C["influencer_video"], _C["burst_pipe"]
+_tax_audit_amount = nb.njit(cache=True)(
+    R.tax_audit_amount
+)  # R9, the very function the reference engine uses
+
+
+@dataclass
+class BatchState:
+    """Every game of a batch at one moment; axis 0 is the game."""
+
+    game: np.ndarray  # (n,) int64: global game index, selects the game's random streams
+    coins: np.ndarray  # (n, players) int32
+    position: np.ndarray  # (n, players) int8: space index 0..15 (R1)
+    skip: np.ndarray  # (n, players) bool: the seat's next turn slot is skipped (R6)
+    owner: np.ndarray  # (n, 12) int8: owning seat per bar (R2), -1 free
+    level: np.ndarray  # (n, 12) int8: 0 plain, 1 Happy Hour, 2 Draught Tap; 0 when free
+    deck: np.ndarray  # (n, 14) int8: card indices (R3) of the current shuffle, in draw order
+    drawn: np.ndarray  # (n,) int32: cards drawn so far; the next is deck[drawn % 14] (R17)
+    rolls: np.ndarray  # (n,) int32: dice rolls so far (the dice stream's counter)
+    round: int = 0  # 1-based round being played; 0 before the first
+
+    @classmethod
+    def start(cls, rules: Rules, game: np.ndarray) -> BatchState:
+        """Every game at the start: everyone on Payday with their seat's coins (R4)."""
+        n, players = len(game), rules.players
+        return cls(
+            game=np.asarray(game, dtype=np.int64),
+            coins=np.tile(
+                np.array([rules.seat_start_coins(s) for s in range(players)], dtype=np.int32),
+                (n, 1),
+            ),
+            position=np.zeros((n, players), dtype=np.int8),
+            skip=np.zeros((n, players), dtype=bool),
+            owner=np.full((n, R.N_BARS), -1, dtype=np.int8),
+            level=np.zeros((n, R.N_BARS), dtype=np.int8),
+            deck=np.zeros((n, R.N_CARDS), dtype=np.int8),
+            drawn=np.zeros(n, dtype=np.int32),
+            rolls=np.zeros(n, dtype=np.int32),
+        )
+
+
+@dataclass(frozen=True)
+class Script:
+    """Scripted randomness for a batch: each row's dice and card orders, padded."""
+
+    dice: np.ndarray  # (n, max rolls, 2) int8
+    n_dice: np.ndarray  # (n,) int32: rolls available per game
+    deck: np.ndarray  # (n, max shuffles, 14) int8
+    n_shuffles: np.ndarray  # (n,) int32: shuffles available per game
+
+    @classmethod
+    def from_lists(cls, dice: list, decks: list) -> Script:
+        """From per-game lists of (d1, d2) pairs and of card indices (blocks of 14)."""
+        n = len(dice)
+        n_dice = np.array([len(d) for d in dice], dtype=np.int32)
+        n_shuffles = np.array([len(d) // R.N_CARDS for d in decks], dtype=np.int32)
+        dice_a = np.ones((n, max(n_dice.max(initial=0), 1), 2), dtype=np.int8)
+        deck_a = np.zeros((n, max(n_shuffles.max(initial=0), 1), R.N_CARDS), dtype=np.int8)
+        for g in range(n):
+            if n_dice[g]:
+                dice_a[g, : n_dice[g]] = dice[g]
+            if n_shuffles[g]:
+                deck_a[g, : n_shuffles[g]] = np.reshape(decks[g], (-1, R.N_CARDS))
+        return cls(dice_a, n_dice, deck_a, n_shuffles)
+
+
+_NO_SCRIPT = Script(
+    np.ones((1, 1, 2), np.int8),
+    np.zeros(1, np.int32),
+    np.zeros((1, 1, R.N_CARDS), np.int8),
+    np.zeros(1, np.int32),
+)
+
+
+class ScriptExhausted(RuntimeError):
+    """A scripted game needed more dice or cards than its script holds."""
+
+    def __init__(self, row: int, message: str) -> None:
+        super().__init__(message)
+        self.row = row  # the batch row of the game
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """A finished batch: the final state, worths (R19), and optionally the coins trace."""
+
+    state: BatchState
+    worth: np.ndarray  # (n, players) int32
+    trace: np.ndarray | None  # (n, turn slots, players) int32 coins after every slot, or None
+
+    @property
+    def winners(self) -> np.ndarray:
+        """(n, players) bool: the seats with the highest worth (R19: ties share)."""
+        return self.worth == self.worth.max(axis=1, keepdims=True)
+
+    @property
+    def win_share(self) -> np.ndarray:
+        """(n, players) float: 1/k for each of k sharing winners, else 0 (R19)."""
+        w = self.winners
+        return w / w.sum(axis=1, keepdims=True)
+
+
+def worth(state: BatchState, players: int) -> np.ndarray:
+    """(n, players) worth: coins plus the value of every bar owned (R19, R10)."""
+    values = _VALUE[np.arange(R.N_BARS), state.level]  # (n, 12)
+    owned = state.owner[:, None, :] == np.arange(players, dtype=np.int8)[None, :, None]
+    return state.coins + (values[:, None, :] * owned).sum(axis=2).astype(np.int32)
+
+
+def play_batch(
+    rules: Rules,
+    strategies: list[Strategy],
+    seed: int,
+    games: np.ndarray,
+    *,
+    script: Script | None = None,
+    trace: bool = False,
+) -> BatchOutcome:
+    """Play games ``games`` (global indices) under ``seed`` with one strategy per seat.
+
+    Dice and cards come from each game's stream (``barbaron.streams``) or, with ``script``,
+    from scripted arrays. ``trace`` records every seat's coins after every turn slot.
+    """
+    if len(strategies) != rules.players:
+        raise ValueError(
+            f"{rules.players} players need {rules.players} strategies, got {len(strategies)}"
+        )
+    state = BatchState.start(rules, games)
+    n, players = len(state.game), rules.players
+    s = script or _NO_SCRIPT
+    scripted = script is not None
+    coins_trace = np.empty((n, rules.turn_slots, players), np.int32) if trace else None
+    active = np.empty(n, dtype=bool)
+    may_upgrade = np.empty(n, dtype=bool)
+    upgrade = np.full(n, -1, dtype=np.int8)
+    pending = np.empty(n, dtype=np.int8)
+    pending_bar = np.empty(n, dtype=np.int8)
+    answer = np.zeros(n, dtype=bool)
+    short = np.zeros(n, dtype=np.int8)  # 1: out of scripted dice, 2: out of scripted cards
+    for round_number in range(1, rules.rounds + 1):
+        state.round = round_number
+        for seat in range(players):
+            slot = (round_number - 1) * players + seat
+            strategy = strategies[seat]
+            _start_turn(
+                seat, state.coins, state.skip, state.owner, state.level, active, may_upgrade
+            )
+            upgrade.fill(-1)
+            asked = np.flatnonzero(may_upgrade)
+            if asked.size:
+                view = _view(rules, state, seed, seat, slot, UPGRADE)
+                upgrade[asked] = _checked_upgrades(strategy, view, asked)
+            _play_turn(
+                seat,
+                players,
+                seed,
+                state.game,
+                state.coins,
+                state.position,
+                state.skip,
+                state.owner,
+                state.level,
+                state.deck,
+                state.drawn,
+                state.rolls,
+                upgrade,
+                active,
+                pending,
+                pending_bar,
+                scripted,
+                s.dice,
+                s.n_dice,
+                s.deck,
+                s.n_shuffles,
+                short,
+            )
+            if scripted and short.any():
+                g = int(np.flatnonzero(short)[0])
+                what = "dice" if short[g] == 1 else "cards"
+                raise ScriptExhausted(g, f"too few {what} (ran out in round {round_number})")
+            answer.fill(False)
+            for decision, name in ((BUY, "buy"), (TAKEOVER, "takeover")):
+                asked = np.flatnonzero(pending == decision)
+                if asked.size:
+                    view = _view(rules, state, seed, seat, slot, decision)
+                    answer[asked] = _checked_answers(
+                        strategy, name, view, asked, pending_bar[asked]
+                    )
+            _finish_turn(seat, state.coins, state.owner, state.level, pending, pending_bar, answer)
+            if coins_trace is not None:
+                coins_trace[:, slot] = state.coins
+    return BatchOutcome(state, worth(state, players), coins_trace)
+
+
+def _view(
+    rules: Rules, state: BatchState, seed: int, seat: int, slot: int, decision: int
+) -> BatchView:
+    def frozen(a: np.ndarray) -> np.ndarray:
+        v = a.view()
+        v.flags.writeable = False
+        return v
+
+    return BatchView(
+        rules=rules,
+        seat=seat,
+        round=state.round,
+        slot=slot,
+        decision=decision,
+        seed=seed,
+        game=frozen(state.game),
+        coins=frozen(state.coins),
+        position=frozen(state.position),
+        skip=frozen(state.skip),
+        owner=frozen(state.owner),
+        level=frozen(state.level),
+    )
+
+
+def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) -> np.ndarray:
+    """The strategy's upgrade choices, each -1 or a bar the rules allow (R16)."""
+    choice = np.asarray(strategy.upgrade(view, games))
+    if choice.shape != games.shape or choice.dtype.kind not in "iu":
+        raise IllegalDecision(
+            f"{strategy!r}.upgrade must return {games.size} integers, got "
+            f"shape {choice.shape} of {choice.dtype}"
+        )
+    chosen = choice >= 0
+    bars = np.where(chosen, choice, 0)
+    legal = ~chosen | (
+        (choice < R.N_BARS)
+        & (view.owner[games, np.minimum(bars, R.N_BARS - 1)] == view.seat)
+        & (view.level[games, np.minimum(bars, R.N_BARS - 1)] < R.MAX_LEVEL)
+        & (view.coins[games, view.seat] >= _UPGRADE_COST[np.minimum(bars, R.N_BARS - 1)])
+    ) & (choice >= -1)
+    if not legal.all():
+        i = int(np.flatnonzero(~legal)[0])
+        raise IllegalDecision(
+            f"{strategy!r} in seat {view.seat} chose to upgrade bar "
+            f"{int(choice[i])} in game {int(view.game[games[i]])}, which it "
+            "may not (not its own, at Draught Tap, or unaffordable)"
+        )
+    return choice
+
+
+def _checked_answers(
+    strategy: Strategy, name: str, view: BatchView, games: np.ndarray, bars: np.ndarray
+) -> np.ndarray:
+    """The strategy's yes/no answers to a buy or takeover question, one bool per game."""
+    answer = np.asarray(getattr(strategy, name)(view, games, bars))
+    if answer.shape != games.shape or answer.dtype != bool:
+        raise IllegalDecision(
+            f"{strategy!r}.{name} must return {games.size} booleans, got "
+            f"shape {answer.shape} of {answer.dtype}"
+        )
+    return answer
+
+
+# --- kernels -------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def _start_turn(seat, coins, skip, owner, level, active, may_upgrade):
+    """R6: a skipped slot does nothing; else may the seat upgrade (R16)?"""
+    for g in range(coins.shape[0]):
+        if skip[g, seat]:
+            skip[g, seat] = False
+            active[g] = False
+            may_upgrade[g] = False
+            continue
+        active[g] = True
+        can = False
+        for b in range(R.N_BARS):
+            if (
+                owner[g, b] == seat
+                and level[g, b] < R.MAX_LEVEL
+                and coins[g, seat] >= _UPGRADE_COST[b]
+            ):
+                can = True
+                break
+        may_upgrade[g] = can
+
+
+@nb.njit(cache=True)
+def _play_turn(
+    seat,
+    players,
+    seed,
+    game,
+    coins,
+    position,
+    skip,
+    owner,
+    level,
+    deck,
+    drawn,
+    rolls,
+    upgrade,
+    active,
+    pending,
+    pending_bar,
+    scripted,
+    script_dice,
+    n_dice,
+    script_deck,
+    n_shuffles,
+    short,
+):
+    """R7: upgrade, roll, move (R8 wages), resolve the space up to an open decision."""
+    for g in range(coins.shape[0]):
+        pending[g] = NO_DECISION
+        if not active[g]:
+            continue
+        b = upgrade[g]
+        if b >= 0:  # R16
+            coins[g, seat] -= _UPGRADE_COST[b]
+            level[g, b] += 1
+        k = rolls[g]
+        if scripted:
+            if k >= n_dice[g]:
+                short[g] = 1
+                continue
+            d1, d2 = script_dice[g, k, 0], script_dice[g, k, 1]
+        else:
+            d1, d2 = streams.roll(seed, game[g], k)
+        rolls[g] = k + 1
+        target = position[g, seat] + d1 + d2
+        if target >= R.N_SPACES:  # R8
+            coins[g, seat] += R.WAGES
+        space = target % R.N_SPACES
+        position[g, seat] = space
+        bar = _BAR_OF_SPACE[space]
+        if bar >= 0:
+            _land(g, seat, bar, coins, owner, level, pending, pending_bar)
+        elif space == R.JUKEBOX or space == R.REGULARS_TABLE:
+            _draw_card(
+                g,
+                seat,
+                players,
+                seed,
+                game,
+                coins,
+                position,
+                skip,
+                owner,
+                level,
+                deck,
+                drawn,
+                pending,
+                pending_bar,
+                scripted,
+                script_deck,
+                n_shuffles,
+                short,
+            )
+        elif space == R.CURFEW:
+            skip[g, seat] = True  # R6
+
+
+@nb.njit(cache=True)
+def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
+    """A bar: a free one may be bought (R14); someone else's costs a tab (R11), then maybe
+    a takeover (R15)."""
+    holder = owner[g, bar]
+    if holder == -1:
+        if coins[g, seat] >= _PRICE[bar]:
+            pending[g] = BUY
+            pending_bar[g] = bar
+    elif holder != seat:
+        first = bar // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
+        held = 0
+        for b in range(first, first + R.BARS_PER_DISTRICT):
+            if owner[g, b] == holder:
+                held += 1
+        _pay(g, seat, _TAB[bar, level[g, bar], held], holder, coins, owner, level)
+        if coins[g, seat] >= _TAKEOVER[bar, level[g, bar]]:
+            pending[g] = TAKEOVER
+            pending_bar[g] = bar
+
+
+@nb.njit(cache=True)
+def _pay(g, payer, amount, receiver, coins, owner, level):
+    """R12: sell bars lowest value first (ties: lowest index) for half value until the amount
+    can be paid; else pay everything (broke). ``receiver`` -1 is the bank."""
+    have = coins[g, payer]
+    while have < amount:
+        cheapest, cheapest_value = -1, 1 << 30
+        for b in range(R.N_BARS):
+            if owner[g, b] == payer and _VALUE[b, level[g, b]] < cheapest_value:
+                cheapest, cheapest_value = b, _VALUE[b, level[g, b]]
+        if cheapest < 0:
+            break
+        have += _SALE[cheapest, level[g, cheapest]]
+        owner[g, cheapest] = -1
+        level[g, cheapest] = 0
+    paid = min(have, amount)
+    coins[g, payer] = have - paid
+    if receiver >= 0:
+        coins[g, receiver] += paid
+
+
+@nb.njit(cache=True)
+def _draw_card(
+    g,
+    seat,
+    players,
+    seed,
+    game,
+    coins,
+    position,
+    skip,
+    owner,
+    level,
+    deck,
+    drawn,
+    pending,
+    pending_bar,
+    scripted,
+    script_deck,
+    n_shuffles,
+    short,
+):
+    """R17: draw the next card of the game's deck (reshuffled every 14), then R13/R18."""
+    shuffle, index = divmod(drawn[g], R.N_CARDS)
+    if index == 0:
+        if scripted:
+            if shuffle >= n_shuffles[g]:
+                short[g] = 2
+                return
+            deck[g, :] = script_deck[g, shuffle, :]
+        else:
+            streams.shuffle_into(seed, game[g], shuffle, deck[g])
+    card = deck[g, index]
+    drawn[g] += 1
+    if card == ROUND_ON_THE_HOUSE:  # R13
+        for k in range(1, players):
+            _pay(g, seat, R.ROUND_ON_THE_HOUSE_EACH, (seat + k) % players, coins, owner, level)
+    elif card == REGULARS:
+        coins[g, seat] += R.REGULARS_GAIN
+    elif card == BOUNCER:  # R8
+        position[g, seat] = R.PAYDAY
+        coins[g, seat] += R.WAGES
+    elif card == BIRTHDAY:  # R13
+        for k in range(1, players):
+            _pay(g, (seat + k) % players, R.BIRTHDAY_EACH, seat, coins, owner, level)
+    elif card == HEALTH_INSPECTION:  # R18
+        levels = 0
+        for b in range(R.N_BARS):
+            if owner[g, b] == seat:
+                levels += level[g, b]
+        _pay(g, seat, R.HEALTH_INSPECTION_PER_LEVEL * levels, -1, coins, owner, level)
+    elif card == PUB_CRAWL or card == TAXI:  # R18: no wages, resolve the bar
+        space = position[g, seat] + R.PUB_CRAWL_STEPS if card == PUB_CRAWL else R.NEON_LIGHT
+        position[g, seat] = space
+        _land(g, seat, _BAR_OF_SPACE[space], coins, owner, level, pending, pending_bar)
+    elif card == POLICE_CHECK:  # R6, R8
+        position[g, seat] = R.CURFEW
+        skip[g, seat] = True
+    elif card == LOTTERY_TICKET:
+        coins[g, seat] += R.LOTTERY_GAIN
+    elif card == BROKEN_GLASS:
+        _pay(g, seat, R.BROKEN_GLASS_COST, -1, coins, owner, level)
+    elif card == TAX_AUDIT:  # R9, R18
+        _pay(g, seat, _tax_audit_amount(coins[g, seat]), -1, coins, owner, level)
+    elif card == FREE_KEG:  # R18: cheapest plain bar, ties by index
+        best, best_price = -1, 1 << 30
+        for b in range(R.N_BARS):
+            if owner[g, b] == seat and level[g, b] == 0 and _PRICE[b] < best_price:
+                best, best_price = b, _PRICE[b]
+        if best >= 0:
+            level[g, best] = 1
+        else:
+            coins[g, seat] += R.FREE_KEG_FALLBACK
+    else:  # INFLUENCER_VIDEO or BURST_PIPE
+        bars = 0
+        for b in range(R.N_BARS):
+            if owner[g, b] == seat:
+                bars += 1
+        if card == INFLUENCER_VIDEO:
+            coins[g, seat] += R.INFLUENCER_PER_BAR * bars
+        else:
+            _pay(g, seat, R.BURST_PIPE_PER_BAR * bars, -1, coins, owner, level)
+
+
+@nb.njit(cache=True)
+def _finish_turn(seat, coins, owner, level, pending, pending_bar, answer):
+    """The strategy's answers take effect: buy (R14) or take over (R15)."""
+    for g in range(coins.shape[0]):
+        if not answer[g]:
+            continue
+        bar = pending_bar[g]
+        if pending[g] == BUY:
+            coins[g, seat] -= _PRICE[bar]
+        else:
+            cost = _TAKEOVER[bar, level[g, bar]]
+            coins[g, seat] -= cost
+            coins[g, owner[g, bar]] += cost
+        owner[g, bar] = seat
