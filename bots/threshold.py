@@ -23,6 +23,13 @@ def cushion_array(cushion: int | None) -> np.int64:
     return np.int64(cushion)
 
 
+def _named_cushion(name: str, value: int | None) -> np.int64:
+    try:
+        return cushion_array(value)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
 def upgrade_choice(view: BatchView, games: np.ndarray, cushion: np.ndarray) -> np.ndarray:
     """Per game: the lowest-index own bar below Draught Tap whose level costs <= coins - cushion."""
     budget = view.coins[games, view.seat].astype(np.int64) - cushion
@@ -52,7 +59,9 @@ class ThresholdBot(Strategy):
         self, buy: int | None = 0, takeover: int | None = None, upgrade: int | None = 0
     ) -> None:
         self.params = {"buy": buy, "takeover": takeover, "upgrade": upgrade}
-        self._buy, self._takeover, self._upgrade = map(cushion_array, (buy, takeover, upgrade))
+        self._buy, self._takeover, self._upgrade = (
+            _named_cushion(k, v) for k, v in self.params.items()
+        )
 
     def __repr__(self) -> str:
         return "threshold:" + ",".join(

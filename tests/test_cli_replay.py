@@ -129,7 +129,7 @@ def test_missing_file_and_usage_errors(capsys, tmp_path):
     status, _, err = run(capsys, "replay", str(tmp_path / "nope.json"))
     assert status == 2 and "nope.json: cannot read it: No such file or directory" in err
     status, _, err = run(capsys, "replay")
-    assert status == 2 and len(err.splitlines()) == 1 and "required: FILE" in err
+    assert status == 2 and len(err.splitlines()) == 1 and "give scenario FILEs" in err
     status, _, err = run(capsys, "replay", "--log", "--check", str(CASE))
     assert status == 2 and "not allowed with argument" in err
 

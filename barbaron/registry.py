@@ -1,0 +1,135 @@
+"""Bot specs: short registry names with parameters, or a user's own class.
+
+A spec is ``NAME``, ``NAME:key=value,key=value``, ``path/to/file.py:ClassName[:key=value,...]``
+or ``package.module:ClassName[:key=value,...]``. Values: whole numbers, decimals, ``none``,
+``true``/``false``, or text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from barbaron.strategy import Strategy
+from bots.threshold import ThresholdBot
+
+
+class BotSpecError(ValueError):
+    """A bot spec that names no bot, or gives it parameters it does not take."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """A registered bot family: its class and a one-line description."""
+
+    cls: type
+    description: str
+
+
+REGISTRY: dict[str, BotEntry] = {
+    "threshold": BotEntry(
+        ThresholdBot,
+        "cash cushions: buy/take over/upgrade iff coins left >= cushion "
+        "(buy=0, takeover=none, upgrade=0)",
+    ),
+}
+
+
+def parse_value(text: str) -> object:
+    """A parameter value from its text: none, true/false, int, float, else the text."""
+    low = text.strip().lower()
+    if low in ("none", "null", "never"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _params(spec: str, text: str) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for item in filter(None, text.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BotSpecError(f"bot {spec!r}: parameter {item!r} is not key=value")
+        params[key.strip()] = parse_value(value)
+    return params
+
+
+def _load_class(spec: str, where: str, name: str) -> type:
+    try:
+        if where.endswith(".py") or "/" in where:
+            path = Path(where)
+            if not path.is_file():
+                raise BotSpecError(f"bot {spec!r}: no file {where}")
+            module_name = f"barbaron_plugin_{abs(hash(str(path.resolve())))}"
+            loader = importlib.util.spec_from_file_location(module_name, path)
+            module = importlib.util.module_from_spec(loader)
+            sys.modules[module_name] = module  # dataclasses and pickling look modules up here
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except BotSpecError:
+        raise
+    except Exception as e:  # the user's module failed to import: say so on one line
+        raise BotSpecError(
+            f"bot {spec!r}: cannot import {where}: {type(e).__name__}: {e}"
+        ) from None
+    cls = getattr(module, name, None)
+    if not isinstance(cls, type):
+        classes = sorted(
+            k
+            for k, v in vars(module).items()
+            if isinstance(v, type) and issubclass(v, Strategy) and v is not Strategy
+        )
+        raise BotSpecError(
+            f"bot {spec!r}: {where} has no class {name!r} "
+            f"(strategy classes there: {', '.join(classes) or 'none'})"
+        )
+    return cls
+
+
+def make_bot(spec: str) -> Strategy:
+    """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
+    head, _, rest = spec.partition(":")
+    if head.endswith(".py") or "/" in head or "." in head:
+        name, _, param_text = rest.partition(":")
+        if not name:
+            raise BotSpecError(
+                f"bot {spec!r}: a plugin is FILE.py:ClassName or package.module:ClassName"
+            )
+        cls = _load_class(spec, head, name)
+    else:
+        entry = REGISTRY.get(head)
+        if entry is None:
+            raise BotSpecError(
+                f"unknown bot {head!r} (known: {', '.join(sorted(REGISTRY))}; "
+                "or a plugin FILE.py:ClassName)"
+            )
+        cls, param_text = entry.cls, rest
+    params = _params(spec, param_text)
+    accepted = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise BotSpecError(
+            f"bot {spec!r}: unknown parameter {unknown[0]!r} "
+            f"(valid: {', '.join(accepted) or 'none'})"
+        )
+    try:
+        bot = cls(**params)
+    except (ValueError, TypeError) as e:
+        raise BotSpecError(f"bot {spec!r}: {e}") from None
+    if not all(callable(getattr(bot, m, None)) for m in ("upgrade", "buy", "takeover")):
+        raise BotSpecError(
+            f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, "
+            "buy and takeover methods; subclass barbaron.strategy.Strategy)"
+        )
+    return bot

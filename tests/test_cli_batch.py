@@ -1,0 +1,144 @@
+"""`barbaron replay --seed`, `barbaron bots`, `barbaron bench`, and bot specs."""
+
+import json
+
+import numpy as np
+import pytest
+
+from barbaron.batch import play_batch
+from barbaron.cli import main
+from barbaron.registry import BotSpecError, make_bot, parse_value
+from barbaron.rules import Rules
+from bots.threshold import ThresholdBot
+
+SPECS = ["threshold", "threshold:takeover=0", "threshold:buy=100,upgrade=none", "threshold"]
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_seeded_replay_equals_that_game_of_the_batch_run(capsys):
+    status, out, _ = run(
+        capsys, "replay", "--seed", "42", "--game", "1234", "--bots", *SPECS, "--start-coins", "200"
+    )
+    assert status == 0
+    replayed = json.loads(out)
+    batch = play_batch(
+        Rules(start_coins=200), [make_bot(s) for s in SPECS], 42, np.arange(1200, 1300)
+    )
+    row = 34
+    assert replayed["coins"] == batch.state.coins[row].tolist()
+    assert replayed["owner"] == batch.state.owner[row].tolist()
+    assert replayed["worth"] == batch.worth[row].tolist()
+
+
+def test_seeded_replay_check_and_log(capsys):
+    status, out, _ = run(
+        capsys,
+        "replay",
+        "--seed",
+        "1",
+        "--game",
+        "7",
+        "--bots",
+        *SPECS[:3],
+        "--rounds",
+        "15",
+        "--check",
+    )
+    assert status == 0 and out.strip() == "game 7: reference and batch engine agree"
+    status, out, _ = run(
+        capsys, "replay", "--seed", "1", "--game", "7", "--bots", *SPECS[:2], "--log"
+    )
+    assert status == 0 and out.startswith("== game 7 of seed 1: seat 0 threshold")
+    assert "Closing time" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--seed", "1", "--game", "2"], "needs all of --seed S --game G --bots"),
+        (["--seed", "-1", "--game", "2", "--bots", "threshold", "threshold"], ">= 0"),
+        (["--seed", "1", "--game", "2", "--bots", "threshold"], "2 to 4 bot specs"),
+        (["--seed", "1", "--game", "2", "--bots", *["threshold"] * 5], "2 to 4 bot specs"),
+        (["--seed", "1", "--game", "2", "--bots", "threshold", "nobot"], "unknown bot 'nobot'"),
+        (
+            ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold:cushion=3"],
+            "unknown parameter 'cushion' (valid: buy, takeover, upgrade)",
+        ),
+        (
+            ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold:buy=lots"],
+            "buy: a cushion is a whole number >= 0 or None, got 'lots'",
+        ),
+        (
+            ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold", "--rounds", "0"],
+            "rounds must be between 1 and 1000",
+        ),
+        (
+            ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold", "--seat-bonus", "3"],
+            "seat_bonus must be a non-negative multiple of 5",
+        ),
+        (["x.json", "--seed", "1"], "not both"),
+        ([], "give scenario FILEs"),
+    ],
+)
+def test_seeded_replay_bad_input(capsys, argv, message):
+    status, out, err = run(capsys, "replay", *argv)
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert message in err
+
+
+def test_bots_lists_the_registry(capsys):
+    status, out, _ = run(capsys, "bots")
+    assert status == 0 and out.startswith("threshold ")
+
+
+def test_bench_reports_throughput_and_memory(capsys):
+    status, out, _ = run(
+        capsys, "bench", "--games", "500", "--batch-size", "128", "--lineup", "threshold-2p"
+    )
+    lines = out.splitlines()
+    assert status == 0 and lines[0].split() == [
+        "lineup",
+        "games",
+        "seconds",
+        "games/s/core",
+        "peak",
+        "MB",
+    ]
+    name, games, seconds, rate, peak = lines[1].split()
+    assert name == "threshold-2p" and games == "500" and float(rate.replace(",", "")) > 0
+    status, _, err = run(capsys, "bench", "--lineup", "nope")
+    assert status == 2 and "unknown lineup 'nope'" in err
+
+
+def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
+    plugin = tmp_path / "mybot.py"
+    plugin.write_text(
+        "from bots.threshold import ThresholdBot\n"
+        "class Careful(ThresholdBot):\n"
+        "    def __init__(self, cushion=300):\n"
+        "        super().__init__(buy=cushion, takeover=None, upgrade=cushion)\n"
+    )
+    bot = make_bot(f"{plugin}:Careful:cushion=500")
+    assert bot.params == {"buy": 500, "takeover": None, "upgrade": 500}
+    assert isinstance(make_bot("bots.threshold:ThresholdBot:buy=5"), ThresholdBot)
+    with pytest.raises(BotSpecError, match="has no class 'Nope'"):
+        make_bot(f"{plugin}:Nope")
+    with pytest.raises(BotSpecError, match="no file"):
+        make_bot("missing.py:Careful")
+    with pytest.raises(BotSpecError, match="cannot import no_such_module"):
+        make_bot("no_such_module.sub:Careful")
+
+
+def test_parameter_values():
+    assert [parse_value(v) for v in ("none", "3", "2.5", "true", "abc")] == [
+        None,
+        3,
+        2.5,
+        True,
+        "abc",
+    ]
