@@ -169,6 +169,9 @@ BENCH_LINEUPS = {
     "threshold-4p": ["threshold:buy=0,takeover=none,upgrade=0"] * 4,
     "threshold-eager-4p": ["threshold:buy=0,takeover=0,upgrade=0"] * 4,
     "threshold-2p": ["threshold:buy=0,takeover=none,upgrade=0"] * 2,
+    "easy-4p": ["easy"] * 4,
+    "normal-4p": ["normal"] * 4,
+    "hard-4p": ["hard"] * 4,
 }
 
 

@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from barbaron import rules as R
+from barbaron import streams
 from barbaron.rules import Rules
 
 BANK = -1  # the receiver of payments that go to no player
@@ -51,11 +52,26 @@ class GameView:
     skip: tuple[bool, ...]  # per seat, True if their next turn slot is skipped (R6)
     owner: tuple[int, ...]  # per bar (R2), owning seat or -1
     level: tuple[int, ...]  # per bar, 0 plain, 1 Happy Hour, 2 Draught Tap
+    seed: int | None = None  # the run's seed, where the game belongs to a seeded run
+    game: int | None = None  # the game's global index in that run
+    decision: int = 0  # 0 upgrade, 1 buy, 2 takeover: which question is being asked
 
     @property
     def rounds_left(self) -> int:
         """Rounds still to come after the current one."""
         return self.rules.rounds - self.round
+
+    @property
+    def slot(self) -> int:
+        """The turn slot being played, 0-based (R5)."""
+        return (self.round - 1) * self.rules.players + self.seat
+
+    def uniform(self, draw: int = 0) -> float:
+        """A float in [0, 1) from the seat's own stream for this decision (seeded games only)."""
+        if self.seed is None or self.game is None:
+            raise ValueError("this game has no random stream for strategies (not a seeded run)")
+        n = streams.bot_draw(self.slot, self.decision, draw)
+        return streams.uniform(self.seed, self.game, streams.BOTS + self.seat, n)
 
 
 class Strategy(Protocol):

@@ -15,6 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from barbaron.strategy import Strategy
+from bots.autopilot import Autopilot
+from bots.easy import Easy
+from bots.greedy import Greedy
+from bots.hard import Hard
+from bots.miser import Miser
+from bots.normal import Normal
+from bots.shark import Shark
 from bots.threshold import ThresholdBot
 
 
@@ -31,6 +38,32 @@ class BotEntry:
 
 
 REGISTRY: dict[str, BotEntry] = {
+    "easy": BotEntry(
+        Easy,
+        "Homie Easy: buys on a whim (buy=0.6), rare random upgrades "
+        "(upgrade=0.1) and takeovers (takeover=0.05)",
+    ),
+    "normal": BotEntry(
+        Normal,
+        "Homie Normal: keeps a cash cushion (cushion=250); takes over only to complete a district",
+    ),
+    "hard": BotEntry(
+        Hard,
+        "Homie Hard: expected tabs from everyone's dice odds, districts, a "
+        "risk-sized cash buffer (risk=1, reserve=60, rival=1, margin=0)",
+    ),
+    "autopilot": BotEntry(
+        Autopilot,
+        "plays a timed-out human's turn: buys if 300 coins stay "
+        "(cushion=300), never upgrades or takes over",
+    ),
+    "greedy": BotEntry(Greedy, "buys, upgrades and takes over whenever the rules allow"),
+    "miser": BotEntry(Miser, "never buys, upgrades or takes over"),
+    "shark": BotEntry(
+        Shark,
+        "experimental: Hard's judgement tuned to beat Hard (no cash buffer, "
+        "eager takeovers; risk=0, reserve=0, rival=2, margin=-150)",
+    ),
     "threshold": BotEntry(
         ThresholdBot,
         "cash cushions: buy/take over/upgrade iff coins left >= cushion "

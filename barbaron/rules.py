@@ -123,7 +123,7 @@ def tab(bar: int, level: int, owner_bars_in_district: int) -> int:
 
 def bar_value(bar: int, level: int) -> int:
     """A bar's value (R10): price plus half the price per level."""
-    return PRICES[bar] + level * PRICES[bar] // 2
+    return PRICES[bar] + int(level) * PRICES[bar] // 2
 
 
 def upgrade_cost(bar: int) -> int:

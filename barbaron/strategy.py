@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from barbaron import streams
+from barbaron import odds, streams
+from barbaron import rules as R
 from barbaron.reference import GameView
 from barbaron.rules import Rules
 
@@ -48,16 +49,149 @@ class BatchView:
         """Rounds still to come after the current one."""
         return self.rules.rounds - self.round
 
+    def turns_left(self, seat: int) -> int:
+        """Rolls ``seat`` still makes from this decision on, to the end (skips not counted).
+
+        The deciding seat's own roll this turn counts only before it (an upgrade decision).
+        """
+        later_this_round = seat > self.seat or (seat == self.seat and self.decision == UPGRADE)
+        return self.rounds_left + (1 if later_this_round else 0)
+
+    def tabs(self, games: np.ndarray) -> np.ndarray:
+        """(k, 12) the tab (R11) a visitor other than the owner pays on each bar now; 0 if free."""
+        return _tabs(self.owner, self.level, games)
+
+    def district_holdings_of_owner(self, games: np.ndarray) -> np.ndarray:
+        """(k, 12) how many bars of each bar's district its owner holds (0 for a free bar)."""
+        return _holdings_of_owner(self.owner, games)
+
+    def tab_gain_of_upgrade(self, games: np.ndarray) -> np.ndarray:
+        """(k, 12) how much each owned bar's tab would rise with one more level (0 at the top
+        level or for a free bar)."""
+        return _tab_gain_of_upgrade(self.owner, self.level, games)
+
+    def district_holdings(self, games: np.ndarray, seat: int) -> np.ndarray:
+        """(k, 4) how many bars of each district ``seat`` owns."""
+        mine = self.owner[games] == seat
+        return mine.reshape(-1, R.N_DISTRICTS, R.BARS_PER_DISTRICT).sum(axis=2)
+
+    def bar_value(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        """(k,) value (R10) of ``bars[i]`` in game ``games[i]``."""
+        return R.VALUE_TABLE[bars, self.level[games, bars]]
+
+    def takeover_cost(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        """(k,) what taking over ``bars[i]`` costs now (R15)."""
+        return R.TAKEOVER_TABLE[bars, self.level[games, bars]]
+
+    def landing_probabilities(self, games: np.ndarray, seat: int) -> np.ndarray:
+        """(k, 16) exact odds of ``seat``'s next turn ending on each space (dice and cards)."""
+        return odds.TURN[self.position[games, seat]]
+
+    def expected_landings(self, games: np.ndarray, seat: int, turns: int) -> np.ndarray:
+        """(k, 16) expected number of ``seat``'s next ``turns`` turns that end on each space."""
+        return odds.EXPECTED_LANDINGS[min(turns, odds.MAX_TURNS), self.position[games, seat]]
+
+    def expected_bar_visits(
+        self, games: np.ndarray, seat: int, turns: int | None = None
+    ) -> np.ndarray:
+        """(k, 12) expected visits of ``seat`` to each bar in its next ``turns`` rolls
+        (default: all it has left, ``turns_left(seat)``)."""
+        turns = self.turns_left(seat) if turns is None else turns
+        return odds.EXPECTED_BAR_VISITS[min(turns, odds.MAX_TURNS), self.position[games, seat]]
+
+    def visits_by_others(self, games: np.ndarray, seat: int | np.ndarray) -> np.ndarray:
+        """(k, 12) expected visits to each bar from every seat but ``seat`` (one per game, or
+        one for all), each over all the rolls it has left: what a bar of ``seat``'s would see."""
+        turns = np.array(
+            [min(self.turns_left(s), odds.MAX_TURNS) for s in range(self.rules.players)]
+        )
+        exclude = np.broadcast_to(np.asarray(seat, dtype=np.int64), games.shape)
+        return _visits_by_others(self.position, games, turns, np.ascontiguousarray(exclude))
+
+    def worst_tab_next_roll(self, games: np.ndarray, seat: int) -> np.ndarray:
+        """(k,) the highest tab ``seat`` could owe at the end of its next roll (0 if none)."""
+        return _worst_tab(self.owner, self.level, self.position, games, seat)
+
     def uniform(self, games: np.ndarray, draw: int = 0) -> np.ndarray:
         """Floats in [0, 1) for rows ``games``: draw number ``draw`` (0..15) of this decision.
 
         They come from the seat's own per-game stream, keyed by (seed, game, seat, slot,
         decision, draw), so they are the same whatever batch the game is played in.
         """
-        if not 0 <= draw < 16:
-            raise ValueError(f"draw must be 0..15, got {draw}")
-        n = (self.slot * 3 + self.decision) * 16 + draw
+        n = streams.bot_draw(self.slot, self.decision, draw)
         return _uniforms(self.seed, self.game[games], streams.BOTS + self.seat, n)
+
+
+@nb.njit(cache=True)
+def _held(owner, g, b):
+    """How many bars of bar b's district the owner of b holds in game g (0 if b is free)."""
+    holder = owner[g, b]
+    if holder < 0:
+        return 0
+    first = b // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
+    n = 0
+    for c in range(first, first + R.BARS_PER_DISTRICT):
+        n += owner[g, c] == holder
+    return n
+
+
+@nb.njit(cache=True)
+def _holdings_of_owner(owner: np.ndarray, games: np.ndarray) -> np.ndarray:
+    out = np.empty((games.size, R.N_BARS), dtype=np.int8)
+    for i in range(games.size):
+        for b in range(R.N_BARS):
+            out[i, b] = _held(owner, games[i], b)
+    return out
+
+
+@nb.njit(cache=True)
+def _tabs(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
+    out = np.empty((games.size, R.N_BARS), dtype=np.int32)
+    for i in range(games.size):
+        g = games[i]
+        for b in range(R.N_BARS):
+            out[i, b] = R.TAB_TABLE[b, level[g, b], _held(owner, g, b)]
+    return out
+
+
+@nb.njit(cache=True)
+def _tab_gain_of_upgrade(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
+    out = np.zeros((games.size, R.N_BARS), dtype=np.int32)
+    for i in range(games.size):
+        g = games[i]
+        for b in range(R.N_BARS):
+            lv = level[g, b]
+            if owner[g, b] >= 0 and lv < R.MAX_LEVEL:
+                held = _held(owner, g, b)
+                out[i, b] = R.TAB_TABLE[b, lv + 1, held] - R.TAB_TABLE[b, lv, held]
+    return out
+
+
+@nb.njit(cache=True)
+def _visits_by_others(position, games, turns, exclude):
+    out = np.zeros((games.size, R.N_BARS))
+    for i in range(games.size):
+        g = games[i]
+        for seat in range(turns.size):
+            if seat != exclude[i]:
+                t, p = turns[seat], position[g, seat]
+                for b in range(R.N_BARS):
+                    out[i, b] += odds.EXPECTED_BAR_VISITS[t, p, b]
+    return out
+
+
+@nb.njit(cache=True)
+def _worst_tab(owner, level, position, games, seat):
+    out = np.zeros(games.size, dtype=np.int32)
+    for i in range(games.size):
+        g = games[i]
+        p = position[g, seat]
+        for b in range(R.N_BARS):
+            if odds.REACHABLE_BARS[p, b] and owner[g, b] >= 0 and owner[g, b] != seat:
+                tab = R.TAB_TABLE[b, level[g, b], _held(owner, g, b)]
+                if tab > out[i]:
+                    out[i] = tab
+    return out
 
 
 @nb.njit(cache=True)
@@ -104,7 +238,7 @@ class InOneGame:
             seat=view.seat,
             round=view.round,
             decision=decision,
-            slot=(view.round - 1) * view.rules.players + view.seat,
+            slot=view.slot,
             seed=self.seed,
             game=np.array([self.game], dtype=np.int64),
             coins=row(view.coins, np.int32),
@@ -159,3 +293,63 @@ class Mixed(Strategy):
 
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         return self._ask(games, lambda s, m: s.takeover(view, games[m], bars[m]), bool)
+
+
+class ScalarStrategy(Strategy):
+    """Write a strategy one game at a time, in plain Python; it runs wherever batch ones do.
+
+    Override ``upgrade_one``, ``buy_one`` and ``takeover_one``; each gets a :class:`GameView` of
+    one game (``game.uniform(draw)`` gives the same random numbers a vectorized version would
+    get from ``view.uniform(games, draw)``). Slower than a vectorized strategy: once it works,
+    port each method to arrays (see the README) and test that both give the same games.
+    """
+
+    def upgrade_one(self, game: GameView) -> int | None:
+        """Before the roll: the bar to raise one level, or None."""
+        return None
+
+    def buy_one(self, game: GameView, bar: int) -> bool:
+        """Buy the free ``bar`` the seat stands on?"""
+        return False
+
+    def takeover_one(self, game: GameView, bar: int) -> bool:
+        """Take over ``bar``, whose tab the seat just paid?"""
+        return False
+
+    @staticmethod
+    def _one(view: BatchView, g: int) -> GameView:
+        return GameView(
+            rules=view.rules,
+            seat=view.seat,
+            round=view.round,
+            coins=tuple(view.coins[g].tolist()),
+            position=tuple(view.position[g].tolist()),
+            skip=tuple(view.skip[g].tolist()),
+            owner=tuple(view.owner[g].tolist()),
+            level=tuple(view.level[g].tolist()),
+            seed=view.seed,
+            game=int(view.game[g]),
+            decision=view.decision,
+        )
+
+    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
+        choices = [self.upgrade_one(self._one(view, g)) for g in games.tolist()]
+        return np.array([-1 if c is None else c for c in choices], dtype=np.int8)
+
+    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return np.array(
+            [
+                self.buy_one(self._one(view, g), b)
+                for g, b in zip(games.tolist(), bars.tolist(), strict=True)
+            ],
+            dtype=bool,
+        )
+
+    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return np.array(
+            [
+                self.takeover_one(self._one(view, g), b)
+                for g, b in zip(games.tolist(), bars.tolist(), strict=True)
+            ],
+            dtype=bool,
+        )

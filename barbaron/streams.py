@@ -70,6 +70,17 @@ def uniform(seed: int, game: int, purpose: int, n: int) -> float:
     return float(word(seed, game, purpose, n) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+def bot_draw(slot: int, decision: int, draw: int) -> int:
+    """The counter of a strategy's draw ``draw`` (0..15) at a decision (R-independent bookkeeping).
+
+    Keyed by turn slot and decision kind, so it never depends on which other decisions were
+    asked first, in which batch, or how often the strategy drew elsewhere.
+    """
+    if not 0 <= draw < 16:
+        raise ValueError(f"draw must be 0..15, got {draw}")
+    return (slot * 3 + decision) * 16 + draw
+
+
 class SeededChance:
     """The dice and shuffles of game ``game`` under ``seed``, for the reference engine."""
 

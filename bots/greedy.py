@@ -1,0 +1,17 @@
+"""Greedy: buy, upgrade and take over whenever the rules allow. Tests whether raw
+aggression (maximum property and tabs, no cash kept) wins, and how often it ends in forced sales.
+"""
+
+from __future__ import annotations
+
+from bots.threshold import ThresholdBot
+
+
+class Greedy(ThresholdBot):
+    """Everything, always: a threshold bot with all cushions at 0."""
+
+    def __init__(self) -> None:
+        super().__init__(buy=0, takeover=0, upgrade=0)
+
+    def __repr__(self) -> str:
+        return "greedy"

@@ -1,0 +1,26 @@
+"""Shark: Hard's own judgement with its caution tuned away, an attempt to beat Hard.
+
+Idea tested: does Hard lose games by being careful? Shark values bars, upgrades and takeovers
+exactly as Hard does (expected tabs from everyone's dice odds, districts, the rival's loss),
+but its parameters were found by a grid search of 54 settings (risk 0..1, reserve 0..60,
+rival 0.5..2, margin -400..100; 24,000 rotated games each) against a table of three default
+Hards: keep no risk buffer and take over even at a modest expected loss (``margin=-150``),
+weighting the victim's loss double (``rival=2``). The search found cash buffers and reluctant
+takeovers both cost win share against Hard; see the README for its measured win share.
+"""
+
+from __future__ import annotations
+
+from bots.hard import Hard
+
+
+class Shark(Hard):
+    """Hard with tuned parameters: no cash buffer, eager takeovers that hurt a rival."""
+
+    def __init__(
+        self, risk: float = 0.0, reserve: int = 0, rival: float = 2.0, margin: float = -150.0
+    ) -> None:
+        super().__init__(risk=risk, reserve=reserve, rival=rival, margin=margin)
+
+    def __repr__(self) -> str:
+        return "shark:" + ",".join(f"{k}={v}" for k, v in self.params.items())

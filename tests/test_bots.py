@@ -1,0 +1,158 @@
+"""The bots: legal and deterministic; the scalar adapter plays the same games as the vector form;
+the strategy helpers agree with the rules and with theory."""
+
+import numpy as np
+import pytest
+
+from barbaron import odds
+from barbaron import rules as R
+from barbaron.batch import BatchState, play_batch
+from barbaron.registry import REGISTRY, make_bot
+from barbaron.rules import Rules
+from barbaron.strategy import BUY, BatchView, ScalarStrategy
+from bots.easy import Easy
+from bots.normal import Normal
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_registered_bot_plays_legal_deterministic_games(name):
+    rules = Rules(start_coins=200)  # tight money: forced sales, broke seats, takeovers
+    lineup = [make_bot(name), make_bot("greedy"), make_bot(name), make_bot("easy")]
+    a = play_batch(rules, lineup, 7, np.arange(3000))  # the engine rejects illegal decisions
+    b = play_batch(rules, [make_bot(s) for s in (name, "greedy", name, "easy")], 7, np.arange(3000))
+    assert np.array_equal(a.state.coins, b.state.coins)
+    assert np.array_equal(a.state.owner, b.state.owner)
+    c = play_batch(rules, lineup, 8, np.arange(3000))
+    assert not np.array_equal(a.state.coins, c.state.coins)
+
+
+class ScalarNormal(ScalarStrategy):
+    """Normal written one game at a time, as a strategy author would first write it."""
+
+    def __init__(self, cushion=250):
+        self.cushion = cushion
+
+    def upgrade_one(self, game):
+        me = game.seat
+        for bar in reversed(range(R.N_BARS)):  # dearest first
+            if (
+                game.owner[bar] == me
+                and game.level[bar] < R.MAX_LEVEL
+                and game.coins[me] - R.upgrade_cost(bar) >= self.cushion
+            ):
+                return bar
+        return None
+
+    def buy_one(self, game, bar):
+        return game.coins[game.seat] - R.PRICES[bar] >= self.cushion
+
+    def takeover_one(self, game, bar):
+        first = R.district_of(bar) * R.BARS_PER_DISTRICT
+        mine = sum(game.owner[b] == game.seat for b in range(first, first + 3))
+        cost = R.takeover_cost(R.bar_value(bar, game.level[bar]))
+        return mine == 2 and game.coins[game.seat] - cost >= self.cushion
+
+
+class ScalarEasy(ScalarStrategy):
+    """Easy written one game at a time, drawing from the same per-game stream."""
+
+    def upgrade_one(self, game):
+        options = [
+            b
+            for b in range(R.N_BARS)
+            if game.owner[b] == game.seat
+            and game.level[b] < R.MAX_LEVEL
+            and R.upgrade_cost(b) <= game.coins[game.seat]
+        ]
+        pick = options[int(game.uniform(1) * len(options))]
+        return pick if game.uniform(0) < 0.1 else None
+
+    def buy_one(self, game, bar):
+        return game.uniform() < 0.6
+
+    def takeover_one(self, game, bar):
+        return game.uniform() < 0.05
+
+
+@pytest.mark.parametrize("scalar, vector", [(ScalarNormal, Normal), (ScalarEasy, Easy)])
+def test_the_scalar_adapter_plays_the_same_games_as_the_vector_form(scalar, vector):
+    rules = Rules(start_coins=300)
+    games = np.arange(400)
+    a = play_batch(rules, [scalar(), make_bot("hard"), scalar(), make_bot("greedy")], 3, games)
+    b = play_batch(rules, [vector(), make_bot("hard"), vector(), make_bot("greedy")], 3, games)
+    for field in ("coins", "position", "owner", "level"):
+        assert np.array_equal(getattr(a.state, field), getattr(b.state, field)), field
+
+
+def view_of(state, rules, seat=0, round_=1):
+    return BatchView(
+        rules=rules,
+        seat=seat,
+        round=round_,
+        slot=seat,
+        decision=BUY,
+        seed=0,
+        game=state.game,
+        coins=state.coins,
+        position=state.position,
+        skip=state.skip,
+        owner=state.owner,
+        level=state.level,
+    )
+
+
+def test_helpers_agree_with_the_rules_formulas():
+    rules = Rules()
+    state = BatchState.start(rules, np.arange(300))
+    rng = np.random.default_rng(0)
+    state.owner[:] = rng.integers(-1, 4, state.owner.shape)
+    state.level[:] = np.where(state.owner >= 0, rng.integers(0, 3, state.owner.shape), 0)
+    view = view_of(state, rules)
+    games = np.arange(300)
+    tabs, gain = view.tabs(games), view.tab_gain_of_upgrade(games)
+    for g in range(0, 300, 7):
+        owner, level = state.owner[g].tolist(), state.level[g].tolist()
+        for bar in range(R.N_BARS):
+            if owner[bar] < 0:
+                assert tabs[g, bar] == 0 and gain[g, bar] == 0
+                continue
+            first = R.district_of(bar) * 3
+            held = sum(owner[b] == owner[bar] for b in range(first, first + 3))
+            assert tabs[g, bar] == R.tab(bar, level[bar], held)
+            up = (
+                R.tab(bar, level[bar] + 1, held) - R.tab(bar, level[bar], held)
+                if level[bar] < 2
+                else 0
+            )
+            assert gain[g, bar] == up
+    bars = rng.integers(0, 12, 300)
+    assert np.array_equal(
+        view.bar_value(games, bars),
+        [R.bar_value(b, state.level[g, b]) for g, b in zip(games, bars, strict=True)],
+    )
+    assert view.district_holdings(games, 1).sum() == (state.owner == 1).sum()
+
+
+def test_landing_odds_are_exact():
+    assert np.allclose(odds.TURN.sum(axis=1), 1)
+    p = odds.TURN[R.PAYDAY]
+    pub_crawl = 1 / 14
+    assert p[7] == pytest.approx(6 / 36 + 3 / 36 * pub_crawl)  # sum 7, or Jukebox + Pub crawl
+    assert p[R.JUKEBOX] == pytest.approx(3 / 36 * 10 / 14)  # stays unless a moving card
+    card_space = (3 + 1) / 36  # Jukebox (sum 4) or Regulars' Table (sum 12)
+    assert p[R.PAYDAY] == pytest.approx(card_space / 14)  # only by Bouncer
+    assert p[R.NEON_LIGHT] == pytest.approx(card_space / 14)  # only by Taxi
+    assert p[1] == 0  # one space ahead cannot be reached
+    assert np.allclose(odds.EXPECTED_LANDINGS[1], odds.TURN)
+    assert np.allclose(odds.EXPECTED_LANDINGS[10].sum(axis=1), 10)
+    pi = odds.stationary()
+    assert np.allclose(pi @ odds.TURN, pi) and pi.sum() == pytest.approx(1)
+
+
+def test_turns_left_and_visits():
+    rules = Rules(rounds=10)
+    state = BatchState.start(rules, np.arange(5))
+    view = view_of(state, rules, seat=1, round_=10)
+    assert [view.turns_left(s) for s in range(4)] == [0, 0, 1, 1]  # after seat 1's landing
+    others = view.visits_by_others(np.arange(5), 1)
+    assert np.allclose(others, 2 * odds.TURN[0, list(R.BAR_SPACES)])  # seats 2, 3: one roll
