@@ -93,7 +93,9 @@ def test_seeded_replay_bad_input(capsys, argv, message):
 
 def test_bots_lists_the_registry(capsys):
     status, out, _ = run(capsys, "bots")
-    assert status == 0 and out.startswith("threshold ")
+    names = [line.split()[0] for line in out.splitlines()]
+    assert status == 0 and names == sorted(names)
+    assert {"easy", "normal", "hard", "autopilot", "threshold", "greedy", "miser"} <= set(names)
 
 
 def test_bench_reports_throughput_and_memory(capsys):
