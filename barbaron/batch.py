@@ -285,20 +285,14 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
             f"{strategy!r}.upgrade must return {games.size} integers, got "
             f"shape {choice.shape} of {choice.dtype}"
         )
-    chosen = choice >= 0
-    bars = np.where(chosen, choice, 0)
-    legal = ~chosen | (
-        (choice < R.N_BARS)
-        & (view.owner[games, np.minimum(bars, R.N_BARS - 1)] == view.seat)
-        & (view.level[games, np.minimum(bars, R.N_BARS - 1)] < R.MAX_LEVEL)
-        & (view.coins[games, view.seat] >= _UPGRADE_COST[np.minimum(bars, R.N_BARS - 1)])
-    ) & (choice >= -1)
-    if not legal.all():
-        i = int(np.flatnonzero(~legal)[0])
+    bad = _first_illegal_upgrade(
+        view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
+    )
+    if bad >= 0:
         raise IllegalDecision(
             f"{strategy!r} in seat {view.seat} chose to upgrade bar "
-            f"{int(choice[i])} in game {int(view.game[games[i]])}, which it "
-            "may not (not its own, at Draught Tap, or unaffordable)"
+            f"{int(choice[bad])} in game {int(view.game[games[bad]])}, which "
+            "it may not (not its own, at Draught Tap, or unaffordable)"
         )
     return choice
 
@@ -317,6 +311,24 @@ def _checked_answers(
 
 
 # --- kernels -------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def _first_illegal_upgrade(coins, owner, level, games, seat, choice):
+    """Index of the first choice that is neither -1 nor a legal upgrade (R16), else -1."""
+    for i in range(games.size):
+        b = choice[i]
+        if b == -1:
+            continue
+        g = games[i]
+        if not (
+            0 <= b < R.N_BARS
+            and owner[g, b] == seat
+            and level[g, b] < R.MAX_LEVEL
+            and coins[g, seat] >= _UPGRADE_COST[b]
+        ):
+            return i
+    return -1
+
+
 @nb.njit(cache=True)
 def _start_turn(seat, coins, skip, owner, level, active, may_upgrade):
     """R6: a skipped slot does nothing; else may the seat upgrade (R16)?"""

@@ -17,8 +17,10 @@ of having to pay up itself" (rules page).
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
+from barbaron import odds
 from barbaron import rules as R
 from barbaron.strategy import BatchView, Strategy
 from bots.common import coins, pick, upgradable
@@ -65,29 +67,73 @@ class Hard(Strategy):
         return left >= self.buffer(view, games)
 
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        me, rows = view.seat, np.arange(games.size)
-        value = view.bar_value(games, bars).astype(float)
-        victim = view.owner[games, bars].astype(np.int64)
-        district = bars[:, None] // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT + np.arange(3)
-        owner3 = view.owner[games[:, None], district]  # (k, 3)
-        level3 = view.level[games[:, None], district]
-        taken = district == bars[:, None]
-        mine_before = owner3 == me
-        victims_before = owner3 == victim[:, None]
-
-        def income(own: np.ndarray, payers: np.ndarray) -> np.ndarray:
-            """Expected tabs the bars ``own`` of the district earn from ``payers`` visits."""
-            tab = R.TAB_TABLE[district, level3, own.sum(axis=1, keepdims=True)]
-            return (np.where(own, tab, 0) * payers).sum(axis=1)
-
-        paid_to_me = view.visits_by_others(games, me)[rows[:, None], district]
-        paid_to_victim = view.visits_by_others(games, victim)[rows[:, None], district]
-        my_gain = income(mine_before | taken, paid_to_me) - income(mine_before, paid_to_me)
-        tab_now = R.TAB_TABLE[bars, view.level[games, bars], victims_before.sum(axis=1)]
-        avoided = view.expected_bar_visits(games, me)[rows, bars] * tab_now
-        victim_loss = income(victims_before, paid_to_victim) - income(
-            victims_before & ~taken, paid_to_victim
+        turns = np.array(
+            [min(view.turns_left(s), odds.MAX_TURNS) for s in range(view.rules.players)]
         )
-        score = (my_gain + avoided - value / 2) + self.params["rival"] * (victim_loss - value / 2)
+        score = _takeover_scores(
+            view.owner,
+            view.level,
+            view.position,
+            games,
+            bars,
+            view.seat,
+            turns,
+            float(self.params["rival"]),
+        )
         left = coins(view, games) - view.takeover_cost(games, bars)
         return (left >= self.buffer(view, games)) & (score > self.params["margin"])
+
+
+@nb.njit(cache=True)
+def _district_income(owner, level, g, first, holder, skip_bar, add_bar, payers):
+    """Expected tabs ``holder``'s bars of a district earn from ``payers`` (3,) visits, with
+    ``skip_bar`` taken away from it and ``add_bar`` given to it (-1: none)."""
+    held = 0
+    for j in range(R.BARS_PER_DISTRICT):
+        b = first + j
+        if (owner[g, b] == holder and b != skip_bar) or b == add_bar:
+            held += 1
+    total = 0.0
+    for j in range(R.BARS_PER_DISTRICT):
+        b = first + j
+        if (owner[g, b] == holder and b != skip_bar) or b == add_bar:
+            total += R.TAB_TABLE[b, level[g, b], held] * payers[j]
+    return total
+
+
+@nb.njit(cache=True)
+def _takeover_scores(owner, level, position, games, bars, me, turns, rival):
+    """Per game: what taking over ``bars[i]`` is worth to ``me`` against its owner, in coins:
+    (tabs it gains + tabs it stops paying - half the value it gives away)
+    + rival * (tabs the owner loses - half the value it receives)."""
+    players = turns.size
+    out = np.empty(games.size)
+    to_me = np.empty(R.BARS_PER_DISTRICT)
+    to_victim = np.empty(R.BARS_PER_DISTRICT)
+    for i in range(games.size):
+        g, bar = games[i], bars[i]
+        victim = owner[g, bar]
+        first = bar // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
+        for j in range(R.BARS_PER_DISTRICT):
+            to_me[j] = 0.0
+            to_victim[j] = 0.0
+            for s in range(players):
+                v = odds.EXPECTED_BAR_VISITS[turns[s], position[g, s], first + j]
+                if s != me:
+                    to_me[j] += v
+                if s != victim:
+                    to_victim[j] += v
+        gain = _district_income(owner, level, g, first, me, -1, bar, to_me) - _district_income(
+            owner, level, g, first, me, -1, -1, to_me
+        )
+        held = 0
+        for j in range(R.BARS_PER_DISTRICT):
+            held += owner[g, first + j] == victim
+        mine_visits = odds.EXPECTED_BAR_VISITS[turns[me], position[g, me], bar]
+        avoided = mine_visits * R.TAB_TABLE[bar, level[g, bar], held]
+        loss = _district_income(
+            owner, level, g, first, victim, -1, -1, to_victim
+        ) - _district_income(owner, level, g, first, victim, bar, -1, to_victim)
+        half = R.VALUE_TABLE[bar, level[g, bar]] / 2
+        out[i] = gain + avoided - half + rival * (loss - half)
+    return out

@@ -6,6 +6,7 @@ cushion of ``None`` means never. Simple, predictable, and a useful baseline.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from barbaron import rules as R
@@ -33,12 +34,25 @@ def _named_cushion(name: str, value: int | None) -> np.int64:
 def upgrade_choice(view: BatchView, games: np.ndarray, cushion: np.ndarray) -> np.ndarray:
     """Per game: the lowest-index own bar below Draught Tap whose level costs <= coins - cushion."""
     budget = view.coins[games, view.seat].astype(np.int64) - cushion
-    ok = (
-        (view.owner[games] == view.seat)
-        & (view.level[games] < R.MAX_LEVEL)
-        & (R.UPGRADE_COST_TABLE <= budget[:, None])
+    return _first_upgradable(
+        view.owner, view.level, games, view.seat, np.broadcast_to(budget, games.shape)
     )
-    return np.where(ok.any(axis=1), ok.argmax(axis=1), -1).astype(np.int8)
+
+
+@nb.njit(cache=True)
+def _first_upgradable(owner, level, games, seat, budget):
+    out = np.full(games.size, -1, dtype=np.int8)
+    for i in range(games.size):
+        g = games[i]
+        for b in range(R.N_BARS):
+            if (
+                owner[g, b] == seat
+                and level[g, b] < R.MAX_LEVEL
+                and R.UPGRADE_COST_TABLE[b] <= budget[i]
+            ):
+                out[i] = b
+                break
+    return out
 
 
 def buy_choice(view: BatchView, games: np.ndarray, bars: np.ndarray, cushion) -> np.ndarray:

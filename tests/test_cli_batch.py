@@ -79,7 +79,7 @@ def test_seeded_replay_check_and_log(capsys):
         ),
         (
             ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold", "--seat-bonus", "3"],
-            "seat_bonus must be a non-negative multiple of 5",
+            "--seat-bonus must be a non-negative multiple of 5",
         ),
         (["x.json", "--seed", "1"], "not both"),
         ([], "give scenario FILEs"),

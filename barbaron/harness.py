@@ -1,0 +1,404 @@
+"""The tournament harness: plays deals across workers and returns data (rows and exact tallies).
+
+A *job* is one or more *arms* (a lineup and its rules) played on the same deals. A deal is the
+dice and cards of one stream index (``barbaron.streams``); in the duplicate format every deal
+is played once per rotation of the lineup, so every bot sits in every seat equally often and
+meets the same luck. Global game index = deal * rotations + rotation (with ``rotate=False``,
+one rotation and game == deal). Work is cut into *units* of consecutive deals; a unit's result
+depends only on (job, unit), never on the worker that played it, so any worker count, backend
+or batch size gives the same games. The CLI, tables and plots only present what this returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from barbaron.batch import play_batch
+from barbaron.registry import make_bot
+from barbaron.rules import Rules
+from barbaron.stats import Estimate, estimate, seat_balance
+from barbaron.strategy import Strategy
+
+SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
+FIXED = 1 << 32  # fixed-point scale for worth shares, so that their sums are exact integers
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One lineup under one set of rules; ``label`` names it in files and tables."""
+
+    label: str
+    bots: tuple[str, ...]  # one bot spec per seat, in seat order of rotation 0
+    rules: Rules
+
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.rules.players:
+            raise ValueError(
+                f"{self.label}: {self.rules.players} players need "
+                f"{self.rules.players} bots, got {len(self.bots)}"
+            )
+
+    @property
+    def distinct_bots(self) -> tuple[str, ...]:
+        """The different bot specs of the lineup, in order of first seat."""
+        return tuple(dict.fromkeys(self.bots))
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to play: arms, deals, seed, rotation, how to split the work."""
+
+    arms: tuple[Arm, ...]
+    games: int  # games per arm, rotations included
+    seed: int
+    rotate: bool = True
+    batch_size: int = 16384  # games per unit of work (rounded to whole deals)
+    workers: int = 1
+    backend: str = "loky"  # "loky" (joblib processes) or "dask"
+    scheduler: str | None = None  # dask scheduler address
+
+    def __post_init__(self) -> None:
+        if not self.arms:
+            raise ValueError("a job needs at least one lineup")
+        if len({a.rules.players for a in self.arms}) != 1:
+            raise ValueError("every lineup of a job must have the same number of players")
+        if self.games < 1:
+            raise ValueError(f"--games must be at least 1, got {self.games}")
+        if self.seed < 0:
+            raise ValueError(f"--seed must be a whole number >= 0, got {self.seed}")
+        if self.games % self.rotations:
+            lower = self.games // self.rotations * self.rotations
+            raise ValueError(
+                f"--games {self.games} is not a multiple of the {self.rotations} rotations "
+                f"(each deal is played in every rotation): use {lower or self.rotations} or "
+                f"{lower + self.rotations}, or --no-rotate"
+            )
+        if self.batch_size < 1:
+            raise ValueError(f"--batch-size must be at least 1, got {self.batch_size}")
+        if self.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {self.workers}")
+        if self.backend not in ("loky", "dask"):
+            raise ValueError(f"--backend must be loky or dask, got {self.backend!r}")
+        if self.backend == "dask" and not self.scheduler:
+            raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+
+    @property
+    def players(self) -> int:
+        return self.arms[0].rules.players
+
+    @property
+    def rotations(self) -> int:
+        """Rotations played per deal: every seat shift of the lineup, or just the lineup."""
+        return self.players if self.rotate else 1
+
+    @property
+    def deals(self) -> int:
+        return self.games // self.rotations
+
+    @property
+    def deals_per_unit(self) -> int:
+        return max(1, self.batch_size // self.rotations)
+
+    @property
+    def units(self) -> int:
+        return -(-self.deals // self.deals_per_unit)
+
+    def unit_deals(self, unit: int) -> np.ndarray:
+        """The deal indices of unit ``unit``."""
+        first = unit * self.deals_per_unit
+        return np.arange(first, min(first + self.deals_per_unit, self.deals), dtype=np.int64)
+
+
+@dataclass
+class ArmRows:
+    """One row per game and seat, for games.parquet (columns as in the README)."""
+
+    game: np.ndarray  # int64 global game index: deal * rotations + rotation
+    deal: np.ndarray  # int64
+    rotation: np.ndarray  # int8
+    seat: np.ndarray  # int8
+    bot: np.ndarray  # int8 index into the arm's distinct bot specs
+    start_coins: np.ndarray  # int32
+    coins: np.ndarray  # int32
+    worth: np.ndarray  # int32
+    win_share: np.ndarray  # float64, R19
+    bars: np.ndarray  # int8 bars owned at the end
+
+
+@dataclass
+class ArmTally:
+    """Per-deal integer aggregates of one arm in one unit (sums over rotations).
+
+    "Position" is a bot's place in the lineup as given (it sits in seat (position + r) mod P in
+    rotation r); a spec that fills several positions is summed over them in the summaries.
+    """
+
+    position_share: np.ndarray  # (deals, players) int64: sum over rotations of 12 * win share
+    seat_share: np.ndarray  # (deals, players) int64: the same per seat
+    position_worth: np.ndarray  # (players,) int64 total worth
+    seat_worth: np.ndarray  # (players,) int64 total worth
+    position_worth_share: np.ndarray  # (players,) int64 sum of fixed-point worth shares
+
+
+@dataclass
+class UnitResult:
+    """Everything one unit of work returns: rows and tallies per arm."""
+
+    unit: int
+    deals: np.ndarray
+    rows: list[ArmRows]
+    tallies: list[ArmTally]
+    seconds: float = 0.0
+
+
+def rotated(bots: tuple[str, ...], rotation: int) -> list[int]:
+    """Which lineup position sits in each seat in a rotation: seat s holds bot (s - r) mod P."""
+    players = len(bots)
+    return [(seat - rotation) % players for seat in range(players)]
+
+
+def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None) -> UnitResult:
+    """Play unit ``unit`` of ``job``: every arm, every rotation, on the unit's deals."""
+    import time
+
+    start = time.perf_counter()
+    strategies = strategies if strategies is not None else {}
+    deals = job.unit_deals(unit)
+    players, rotations = job.players, job.rotations
+    rows, tallies = [], []
+    for arm in job.arms:
+        lineup = [strategies.setdefault(spec, make_bot(spec)) for spec in arm.bots]
+        distinct = arm.distinct_bots
+        bot_of = np.array([distinct.index(spec) for spec in arm.bots], dtype=np.int8)
+        n = deals.size
+        shares12 = np.empty((rotations, n, players), dtype=np.int64)
+        worth = np.empty((rotations, n, players), dtype=np.int64)
+        coins = np.empty((rotations, n, players), dtype=np.int32)
+        bars = np.empty((rotations, n, players), dtype=np.int8)
+        seat_bot = np.empty((rotations, players), dtype=np.int8)  # lineup position per seat
+        for r in range(rotations):
+            order = rotated(arm.bots, r)
+            seat_bot[r] = order
+            out = play_batch(arm.rules, [lineup[i] for i in order], job.seed, deals)
+            win = out.winners
+            shares12[r] = np.where(win, SHARE_SCALE // win.sum(axis=1, keepdims=True), 0)
+            worth[r] = out.worth
+            coins[r] = out.state.coins
+            owners = out.state.owner
+            bars[r] = (owners[:, None, :] == np.arange(players)[None, :, None]).sum(axis=2)
+        table = worth.sum(axis=2, keepdims=True)
+        worth_share = np.where(table > 0, worth * FIXED // np.maximum(table, 1), FIXED // players)
+        # seat s in rotation r holds lineup position seat_bot[r, s]: gather by position
+        seat_of_position = np.argsort(seat_bot, axis=1)  # (rotations, players)
+        take = seat_of_position[:, None, :]
+        pos_share = np.take_along_axis(shares12, np.broadcast_to(take, shares12.shape), axis=2)
+        pos_worth = np.take_along_axis(worth, np.broadcast_to(take, worth.shape), axis=2)
+        pos_wshare = np.take_along_axis(worth_share, np.broadcast_to(take, worth.shape), axis=2)
+        tallies.append(
+            ArmTally(
+                position_share=pos_share.sum(axis=0),
+                seat_share=shares12.sum(axis=0),
+                position_worth=pos_worth.sum(axis=(0, 1)),
+                seat_worth=worth.sum(axis=(0, 1)),
+                position_worth_share=pos_wshare.sum(axis=(0, 1)),
+            )
+        )
+        # rows ordered by game (deal-major, then rotation), then seat
+        game = deals[:, None] * rotations + np.arange(rotations)[None, :]  # (n, r)
+        rows.append(
+            ArmRows(
+                game=np.repeat(game.ravel(), players),
+                deal=np.repeat(deals, rotations * players),
+                rotation=np.tile(np.repeat(np.arange(rotations, dtype=np.int8), players), n),
+                seat=np.tile(np.arange(players, dtype=np.int8), n * rotations),
+                bot=np.tile(bot_of[seat_bot].ravel(), n),
+                start_coins=np.tile(
+                    np.array(
+                        [arm.rules.seat_start_coins(s) for s in range(players)], dtype=np.int32
+                    ),
+                    n * rotations,
+                ),
+                coins=coins.transpose(1, 0, 2).ravel(),
+                worth=worth.transpose(1, 0, 2).ravel().astype(np.int32),
+                win_share=(shares12.transpose(1, 0, 2).ravel() / SHARE_SCALE),
+                bars=bars.transpose(1, 0, 2).ravel(),
+            )
+        )
+    return UnitResult(unit, deals, rows, tallies, time.perf_counter() - start)
+
+
+class Totals:
+    """Exact running sums of one arm over all units so far (Python ints: no overflow, and the
+    same totals whatever the order or size of the units)."""
+
+    def __init__(self, arm: Arm, rotations: int) -> None:
+        self.arm, self.rotations = arm, rotations
+        players = arm.rules.players
+        specs = arm.distinct_bots
+        # (bots, positions): which lineup positions each distinct spec fills
+        self.member = np.array([[spec == b for b in arm.bots] for spec in specs], dtype=np.int64)
+        self.deals = 0
+        zeros = np.zeros  # object arrays of Python ints
+        self.position_share = zeros(players, dtype=object)
+        self.position_share_sq = zeros(players, dtype=object)
+        self.bot_share = zeros(len(specs), dtype=object)
+        self.bot_share_sq = zeros(len(specs), dtype=object)
+        self.seat_share = zeros(players, dtype=object)
+        self.seat_cross = zeros((players, players), dtype=object)
+        self.position_worth = zeros(players, dtype=object)
+        self.seat_worth = zeros(players, dtype=object)
+        self.position_worth_share = zeros(players, dtype=object)
+
+    def add(self, tally: ArmTally) -> None:
+        """Add one unit's tally."""
+        per_bot = (tally.position_share @ self.member.T).astype(object)  # (deals, bots)
+        seats = tally.seat_share.astype(object)
+        positions = tally.position_share.astype(object)
+        self.deals += len(seats)
+        self.position_share += positions.sum(axis=0)
+        self.position_share_sq += (positions * positions).sum(axis=0)
+        self.bot_share += per_bot.sum(axis=0)
+        self.bot_share_sq += (per_bot * per_bot).sum(axis=0)
+        self.seat_share += seats.sum(axis=0)
+        self.seat_cross += seats.T @ seats
+        self.position_worth += tally.position_worth.astype(object)
+        self.seat_worth += tally.seat_worth.astype(object)
+        self.position_worth_share += tally.position_worth_share.astype(object)
+
+    def position_estimate(self, position: int) -> Estimate:
+        """Win share of the bot at lineup position ``position`` (over its rotations)."""
+        return estimate(
+            int(self.position_share[position]),
+            int(self.position_share_sq[position]),
+            self.deals,
+            SHARE_SCALE * self.rotations,
+        )
+
+    def seat_contrast(self, weights: np.ndarray) -> Estimate:
+        """Mean over deals of sum_s weights[s] * seat s's win share, with its interval."""
+        w = np.asarray(weights, dtype=object)
+        return estimate(
+            int(w @ self.seat_share),
+            int(w @ self.seat_cross @ w),
+            self.deals,
+            SHARE_SCALE * self.rotations,
+        )
+
+    def summary(self) -> dict:
+        """Per bot and per seat: games, win share with 95% interval, mean worth; seat balance."""
+        r, players = self.rotations, self.arm.rules.players
+        games = self.deals * r
+        copies = self.member.sum(axis=1)
+        bots = []
+        for b, spec in enumerate(self.arm.distinct_bots):
+            est = estimate(
+                int(self.bot_share[b]),
+                int(self.bot_share_sq[b]),
+                self.deals,
+                SHARE_SCALE * r * int(copies[b]),
+            )
+            seats_played = games * int(copies[b])
+            mine = self.member[b].astype(bool)
+            bots.append(
+                {
+                    "bot": spec,
+                    "games": games,
+                    "seats": int(copies[b]),
+                    "win_share": est.mean,
+                    "win_share_ci": list(est.ci),
+                    "mean_worth": float(sum(self.position_worth[mine])) / max(seats_played, 1),
+                    "worth_share": float(sum(self.position_worth_share[mine]))
+                    / FIXED
+                    / max(seats_played, 1),
+                }
+            )
+        seats = []
+        for seat in range(players):
+            est = estimate(
+                int(self.seat_share[seat]),
+                int(self.seat_cross[seat, seat]),
+                self.deals,
+                SHARE_SCALE * r,
+            )
+            seats.append(
+                {
+                    "seat": seat,
+                    "win_share": est.mean,
+                    "win_share_ci": list(est.ci),
+                    "mean_worth": float(self.seat_worth[seat]) / max(games, 1),
+                }
+            )
+        balance = seat_balance(
+            self.seat_share.astype(float),
+            self.seat_cross.astype(float),
+            self.deals,
+            SHARE_SCALE * r,
+        )
+        return {
+            "label": self.arm.label,
+            "rules": dataclasses.asdict(self.arm.rules),
+            "games": games,
+            "deals": self.deals,
+            "bots": bots,
+            "seats": seats,
+            "seat_balance": {
+                "statistic": balance.statistic,
+                "dof": balance.dof,
+                "p_value": balance.p_value,
+                "balanced": balance.balanced,
+            },
+        }
+
+
+def new_totals(job: Job) -> list[Totals]:
+    """Empty running sums, one per arm."""
+    return [Totals(arm, job.rotations) for arm in job.arms]
+
+
+@contextlib.contextmanager
+def _dask_backend(job: Job) -> Iterator[None]:
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise RuntimeError(
+            "--backend dask needs the dask extra: pip install -e '.[dask]'"
+        ) from None
+    import joblib
+
+    try:
+        client = Client(job.scheduler, timeout="10s")
+    except Exception as e:  # the scheduler is unreachable or refuses
+        raise RuntimeError(
+            f"cannot reach the dask scheduler at {job.scheduler}: {type(e).__name__}: {e}"
+        ) from None
+    try:
+        with joblib.parallel_backend("dask"):
+            yield
+    finally:
+        client.close()
+
+
+def run_units(job: Job, units: list[int]) -> Iterator[UnitResult]:
+    """Play ``units`` of ``job`` and yield their results in unit order as they finish."""
+    if job.workers == 1 and job.backend == "loky":
+        strategies: dict[str, Strategy] = {}
+        for unit in units:
+            yield play_unit(job, unit, strategies)
+        return
+    from joblib import Parallel, delayed
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    backend = _dask_backend(job) if job.backend == "dask" else contextlib.nullcontext()
+    with backend:
+        parallel = Parallel(
+            n_jobs=job.workers if job.backend == "loky" else -1,
+            return_as="generator",
+            backend=None if job.backend == "dask" else "loky",
+        )
+        yield from parallel(delayed(play_unit)(job, unit) for unit in units)

@@ -1,0 +1,111 @@
+"""Plots of results: each function takes a summary (or games) and returns a matplotlib figure."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _bars_with_intervals(ax, labels, rows, fair: float | None) -> None:
+    means = np.array([r["win_share"] for r in rows])
+    low = means - np.array([r["win_share_ci"][0] for r in rows])
+    high = np.array([r["win_share_ci"][1] for r in rows]) - means
+    ax.bar(range(len(rows)), means, yerr=[low, high], capsize=6, color="#4c72b0")
+    ax.set_xticks(range(len(rows)), labels, rotation=15, ha="right")
+    if fair is not None:
+        ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label=f"fair share {fair:.3f}")
+        ax.legend()
+    ax.set_ylabel("win share (95% interval)")
+
+
+def bot_win_shares(arm: dict):
+    """Bar chart: each bot's win share with its interval."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    players = len(arm["seats"])
+    _bars_with_intervals(ax, [b["bot"] for b in arm["bots"]], arm["bots"], 1 / players)
+    ax.set_title(f"Win share per bot ({arm['games']:,} games)")
+    return fig
+
+
+def seat_win_shares(arm: dict):
+    """Bar chart: each seat's win share with its interval."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    players = len(arm["seats"])
+    _bars_with_intervals(ax, [f"seat {s['seat']}" for s in arm["seats"]], arm["seats"], 1 / players)
+    p = arm["seat_balance"]["p_value"]
+    ax.set_title(
+        f"Win share per seat (seat bonus {arm['rules']['seat_bonus']}; balance test p = {p:.3g})"
+    )
+    return fig
+
+
+def worth_distribution(worth_by_bot: dict[str, np.ndarray]):
+    """Histograms of final worth, one per bot."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    top = max(np.percentile(w, 99.5) for w in worth_by_bot.values())
+    bins = np.linspace(0, top, 60)
+    for bot, worth in worth_by_bot.items():
+        ax.hist(worth, bins=bins, histtype="step", density=True, linewidth=1.5, label=bot)
+    ax.set_xlabel("final worth")
+    ax.set_ylabel("density")
+    ax.legend()
+    ax.set_title("Distribution of final worth")
+    return fig
+
+
+def seat_bonus_curve(points: list[dict], even: dict):
+    """Seat win share against seat bonus: a line per seat, bands for the 95% intervals."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    bonus = np.array([p["seat_bonus"] for p in points])
+    players = len(points[0]["seats"])
+    for seat in range(players):
+        mean = np.array([p["seats"][seat]["win_share"] for p in points])
+        low = np.array([p["seats"][seat]["win_share_ci"][0] for p in points])
+        high = np.array([p["seats"][seat]["win_share_ci"][1] for p in points])
+        ax.plot(bonus, mean, marker="o", label=f"seat {seat}")
+        ax.fill_between(bonus, low, high, alpha=0.2)
+    ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1)
+    if np.isfinite(even["bonus"]):
+        ax.axvline(
+            even["bonus"], color="black", linestyle=":", label=f"even at {even['bonus']:.0f}"
+        )
+    ax.set_xlabel("seat bonus (coins per later seat)")
+    ax.set_ylabel("win share (95% interval)")
+    ax.legend()
+    ax.set_title("Seat win share against the seat bonus")
+    return fig
+
+
+def sweep_curve(points: list[dict], param: str, bot: str):
+    """Win share of the swept bot against the parameter, with its 95% band."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    x = np.array([p["value"] for p in points], dtype=float)
+    mean = np.array([p["win_share"] for p in points])
+    ax.plot(x, mean, marker="o", color="#4c72b0")
+    ax.fill_between(
+        x,
+        [p["win_share_ci"][0] for p in points],
+        [p["win_share_ci"][1] for p in points],
+        alpha=0.25,
+        color="#4c72b0",
+    )
+    ax.set_xlabel(f"{bot}: {param}")
+    ax.set_ylabel("win share (95% interval)")
+    ax.set_title(f"Sweep of {param}")
+    return fig
+
+
+def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
+    """The SPRT's log-likelihood ratio as games accumulate, with its decision bounds."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot([t["games"] for t in trace], [t["llr"] for t in trace], marker=".")
+    for bound, name in zip(bounds, ("accept H0", "accept H1"), strict=True):
+        ax.axhline(bound, color="grey", linestyle="--", linewidth=1)
+        ax.annotate(name, (0, bound), textcoords="offset points", xytext=(4, 3))
+    ax.set_xlabel("games per arm")
+    ax.set_ylabel("log-likelihood ratio")
+    ax.set_title("SPRT trace")
+    return fig

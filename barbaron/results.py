@@ -1,0 +1,261 @@
+"""Results folders: written as a run goes (shards), finished atomically, resumable after Ctrl-C.
+
+A run writes into ``OUT.partial/``: ``manifest.json`` (status "partial"), and per finished unit
+of work a shard of rows and a tally file. Finishing joins the shards into ``games.parquet``,
+writes ``summary.json``, ``summary.csv`` and the plots, marks the manifest "complete" and renames
+the folder to ``OUT``. An interrupted run leaves ``OUT.partial/``, which ``--resume`` continues.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from barbaron import __version__
+from barbaron.harness import ArmRows, ArmTally, Job, UnitResult
+
+
+class ResultsError(RuntimeError):
+    """The results folder cannot be used as asked (exists, partial, mismatched)."""
+
+
+def job_record(job: Job) -> dict:
+    """The job as JSON: everything needed to play it again."""
+    return {
+        "arms": [
+            {"label": a.label, "bots": list(a.bots), "rules": dataclasses.asdict(a.rules)}
+            for a in job.arms
+        ],
+        "games": job.games,
+        "seed": job.seed,
+        "rotate": job.rotate,
+        "rotations": job.rotations,
+        "deals": job.deals,
+    }
+
+
+def _git_commit() -> str | None:
+    try:
+        here = Path(__file__).resolve().parent
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5
+        )
+        return done.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write JSON atomically (temporary file, then rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=_jsonable) + "\n")
+    os.replace(tmp, path)
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+class RunFolder:
+    """The folder of one run: create or resume it, add units, finish it."""
+
+    def __init__(
+        self, out: str | Path, job: Job, command: str, *, force: bool = False, resume: bool = False
+    ) -> None:
+        self.out = Path(out)
+        self.partial = self.out.with_name(self.out.name + ".partial")
+        self.job, self.force = job, force
+        self.record = job_record(job)
+        if self.out.exists() and not force:
+            raise ResultsError(
+                f"{self.out} exists: choose another --out or add --force to replace it"
+            )
+        if self.partial.exists():
+            if resume:
+                self._check_resumable()
+            elif force:
+                shutil.rmtree(self.partial)
+            else:
+                raise ResultsError(
+                    f"{self.partial} holds an interrupted run: add --resume to "
+                    "continue it or --force to start over"
+                )
+        elif resume:
+            raise ResultsError(f"nothing to resume: {self.partial} does not exist")
+        (self.partial / "shards").mkdir(parents=True, exist_ok=True)
+        self.manifest = (
+            self._read_manifest()
+            if resume
+            else {
+                "status": "partial",
+                "command": command,
+                "argv": sys.argv,
+                "job": self.record,
+                "workers": job.workers,
+                "backend": job.backend,
+                "batch_size": job.batch_size,
+                "barbaron": __version__,
+                "git_commit": _git_commit(),
+                "python": sys.version.split()[0],
+                "host": socket.gethostname(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+        )
+        write_json(self.partial / "manifest.json", self.manifest)
+
+    def _read_manifest(self) -> dict:
+        try:
+            return json.loads((self.partial / "manifest.json").read_text())
+        except (OSError, ValueError) as e:
+            raise ResultsError(
+                f"cannot resume {self.partial}: no readable manifest ({e})"
+            ) from None
+
+    def _check_resumable(self) -> None:
+        manifest = self._read_manifest()
+        if manifest.get("job") != self.record:
+            raise ResultsError(
+                f"cannot resume {self.partial}: it was started with other bots, "
+                "rules, games, seed or rotation; repeat its command exactly "
+                "(see its manifest.json) or use --force to start over"
+            )
+        if manifest.get("batch_size") != self.job.batch_size:
+            raise ResultsError(
+                f"cannot resume {self.partial}: it used --batch-size "
+                f"{manifest.get('batch_size')}; resume with the same"
+            )
+
+    # --- units --------------------------------------------------------------------------
+    def _shard(self, unit: int) -> Path:
+        return self.partial / "shards" / f"unit-{unit:07d}.parquet"
+
+    def _tally(self, unit: int) -> Path:
+        return self.partial / "shards" / f"unit-{unit:07d}.npz"
+
+    def done_units(self) -> list[int]:
+        """Units whose shard and tally were both written completely."""
+        return sorted(
+            u for u in range(self.job.units) if self._shard(u).exists() and self._tally(u).exists()
+        )
+
+    def load_tallies(self, unit: int) -> list[ArmTally]:
+        """The tallies of a finished unit (for a resumed run's summary)."""
+        with np.load(self._tally(unit)) as data:
+            return [
+                ArmTally(**{f.name: data[f"{i}.{f.name}"] for f in dataclasses.fields(ArmTally)})
+                for i in range(len(self.job.arms))
+            ]
+
+    def add(self, result: UnitResult) -> None:
+        """Write a finished unit: its rows as a Parquet shard, its tallies (each atomically)."""
+        table = pa.concat_tables(
+            [self._table(arm_index, rows) for arm_index, rows in enumerate(result.rows)]
+        )
+        tmp = self._shard(result.unit).with_suffix(".tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, self._shard(result.unit))
+        arrays = {
+            f"{i}.{f.name}": getattr(t, f.name)
+            for i, t in enumerate(result.tallies)
+            for f in dataclasses.fields(ArmTally)
+        }
+        tmp = self._tally(result.unit).with_name(f"unit-{result.unit:07d}.tmp.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, self._tally(result.unit))
+
+    def _table(self, arm_index: int, rows: ArmRows) -> pa.Table:
+        arm = self.job.arms[arm_index]
+        n = len(rows.game)
+        columns = {}
+        if len(self.job.arms) > 1:
+            columns["arm"] = pa.DictionaryArray.from_arrays(
+                np.full(n, arm_index, dtype=np.int8), [a.label for a in self.job.arms]
+            )
+        columns.update(
+            {
+                "game": rows.game,
+                "deal": rows.deal,
+                "rotation": rows.rotation,
+                "seat": rows.seat,
+                "bot": pa.DictionaryArray.from_arrays(rows.bot, list(arm.distinct_bots)),
+                "start_coins": rows.start_coins,
+                "coins": rows.coins,
+                "worth": rows.worth,
+                "win_share": rows.win_share,
+                "bars": rows.bars,
+            }
+        )
+        return pa.table(columns)
+
+    # --- the end ------------------------------------------------------------------------
+    def finish(
+        self, summary: dict, plots: list[tuple[str, object]], *, seconds: float, games_played: int
+    ) -> Path:
+        """Join the shards, write summary and plots, and move the folder into place.
+
+        ``seconds`` and ``games_played`` are this session's, for the manifest's games/s.
+        """
+        shards = [self._shard(u) for u in self.done_units()]
+        writer = None
+        try:
+            for shard in shards:
+                table = pq.read_table(shard)
+                if writer is None:
+                    writer = pq.ParquetWriter(
+                        self.partial / "games.parquet", table.schema, compression="zstd"
+                    )
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
+        write_json(self.partial / "summary.json", summary)
+        _write_csv(self.partial / "summary.csv", summary)
+        for name, figure in plots:
+            figure.savefig(self.partial / name, dpi=110, bbox_inches="tight")
+        self.manifest.update(
+            {
+                "status": "complete",
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "seconds": round(seconds, 3),
+                "games_per_second": round(games_played / max(seconds, 1e-9)),
+            }
+        )
+        write_json(self.partial / "manifest.json", self.manifest)
+        shutil.rmtree(self.partial / "shards")
+        if self.out.exists():  # only with --force
+            shutil.rmtree(self.out)
+        os.replace(self.partial, self.out)
+        return self.out
+
+
+def _write_csv(path: Path, summary: dict) -> None:
+    """summary.csv: the bot table (one row per arm and bot)."""
+    import pandas as pd
+
+    rows = []
+    for arm in summary.get("arms", [summary]):
+        for bot in arm["bots"]:
+            row = {"arm": arm.get("label", "")} if "arms" in summary else {}
+            row.update({k: v for k, v in bot.items() if k != "win_share_ci"})
+            row["win_share_ci_low"], row["win_share_ci_high"] = bot["win_share_ci"]
+            rows.append(row)
+    tmp = path.with_name(path.name + ".tmp")
+    pd.DataFrame(rows).to_csv(tmp, index=False)
+    os.replace(tmp, path)

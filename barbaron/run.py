@@ -1,0 +1,67 @@
+"""Running a job into a results folder, with a progress bar; returns the exact totals."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tqdm import tqdm
+
+from barbaron.harness import Job, Totals, UnitResult, new_totals, run_units
+from barbaron.results import RunFolder
+
+
+@dataclass
+class RunOutcome:
+    """What a run played: totals per arm, the units done, and the time it took."""
+
+    totals: list[Totals]
+    units: int
+    seconds: float
+    stopped_early: bool
+
+
+def execute(
+    job: Job,
+    folder: RunFolder,
+    *,
+    quiet: bool = False,
+    on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None,
+) -> RunOutcome:
+    """Play the job's units not yet in ``folder``, writing each as it finishes.
+
+    ``on_unit`` sees every new unit with the totals so far and returns True to stop early
+    (units always finish in order, so the games played are deals 0..k of every arm).
+    """
+    totals = new_totals(job)
+    done = folder.done_units()
+    for unit in done:
+        for total, tally in zip(totals, folder.load_tallies(unit), strict=True):
+            total.add(tally)
+    todo = [u for u in range(job.units) if u not in set(done)]
+    per_deal = job.rotations * len(job.arms)
+    bar = tqdm(
+        total=job.deals * per_deal,
+        initial=sum(len(job.unit_deals(u)) for u in done) * per_deal,
+        unit=" games",
+        unit_scale=True,
+        disable=quiet,
+        smoothing=0.1,
+        dynamic_ncols=True,
+        desc="playing",
+    )
+    start = time.perf_counter()
+    stopped = False
+    try:
+        for result in run_units(job, todo):
+            folder.add(result)
+            for total, tally in zip(totals, result.tallies, strict=True):
+                total.add(tally)
+            bar.update(len(result.deals) * per_deal)
+            if on_unit is not None and on_unit(result, totals):
+                stopped = True
+                break
+    finally:
+        bar.close()
+    return RunOutcome(totals, len(done) + len(todo), time.perf_counter() - start, stopped)

@@ -1,0 +1,145 @@
+"""Statistics for tournaments: means over deals with 95% intervals, seat balance, SPRT.
+
+Rotated games of one deal share their dice and cards, so they are not independent. Every
+statistic here is computed from one value per deal (the average over that deal's rotations),
+and intervals come from the spread of those per-deal values, not from a naive binomial.
+All sums are exact integers, so a summary never depends on how games were split into batches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over deals with its standard error and 95% interval."""
+
+    mean: float
+    se: float
+    deals: int
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """The 95% confidence interval (normal approximation over deals)."""
+        return (self.mean - Z95 * self.se, self.mean + Z95 * self.se)
+
+
+def estimate(total: int, total_sq: int, deals: int, scale: float) -> Estimate:
+    """Mean and standard error of per-deal values x_d = v_d / scale from exact integer sums
+    ``total`` = sum v_d and ``total_sq`` = sum v_d**2."""
+    if deals == 0:
+        return Estimate(math.nan, math.nan, 0)
+    mean = total / deals / scale
+    if deals < 2:
+        return Estimate(mean, math.nan, deals)
+    var = (total_sq - total * total / deals) / (deals - 1) / scale**2
+    return Estimate(mean, math.sqrt(max(var, 0.0) / deals), deals)
+
+
+def chi2_sf(x: float, dof: int) -> float:
+    """P(X > x) for a chi-square variable with ``dof`` degrees of freedom (closed form)."""
+    if x <= 0:
+        return 1.0
+    half = x / 2
+    if dof % 2 == 0:
+        term, total = 1.0, 1.0
+        for i in range(1, dof // 2):
+            term *= half / i
+            total += term
+        return math.exp(-half) * total
+    total = math.erfc(math.sqrt(half))
+    term = math.sqrt(x) * math.exp(-half) * math.sqrt(2 / math.pi)
+    for i in range(1, (dof + 1) // 2):
+        total += term
+        term *= x / (2 * i + 1)
+    return min(1.0, total)
+
+
+@dataclass(frozen=True)
+class SeatBalance:
+    """Wald test that every seat's expected win share is 1/players (per-deal covariance)."""
+
+    statistic: float
+    dof: int
+    p_value: float
+
+    @property
+    def balanced(self) -> bool:
+        """True if the seats do not differ beyond chance at the 5% level."""
+        return self.p_value >= 0.05
+
+
+def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float) -> SeatBalance:
+    """Test H0: all seats win 1/P, from per-deal seat shares s_d (P,) = v_d / scale given as
+    exact sums ``total`` = sum v_d (P,) and ``cross`` = sum v_d v_d^T (P, P)."""
+    players = len(total)
+    dof = players - 1
+    if deals < players + 1:
+        return SeatBalance(math.nan, dof, math.nan)
+    mean = np.asarray(total, dtype=float) / deals / scale
+    cov = (np.asarray(cross, dtype=float) - np.outer(total, total) / deals) / (deals - 1) / scale**2
+    d = mean[:dof] - 1 / players  # the last seat is determined by the others
+    sigma = cov[:dof, :dof] / deals
+    try:
+        statistic = float(d @ np.linalg.solve(sigma, d))
+    except np.linalg.LinAlgError:  # e.g. identical games in every seat: no variation at all
+        return SeatBalance(math.nan, dof, math.nan)
+    return SeatBalance(statistic, dof, chi2_sf(statistic, dof))
+
+
+def elo_to_score(elo: float) -> float:
+    """Expected score of a player ``elo`` points stronger (logistic Elo curve)."""
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """A sequential probability ratio test on paired per-deal scores (normal approximation,
+    as chess engine testing uses): H0 score = score(elo0) against H1 score = score(elo1)."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo1 > self.elo0:
+            raise ValueError(f"--elo1 must be above --elo0, got {self.elo0} and {self.elo1}")
+        for name in ("alpha", "beta"):
+            if not 0 < getattr(self, name) < 0.5:
+                raise ValueError(f"{name} must be between 0 and 0.5")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper): accept H0 at or below lower, H1 at or above upper."""
+        return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
+
+    def llr(self, score: Estimate) -> float:
+        """Log-likelihood ratio of H1 against H0 given the mean per-deal score so far."""
+        if score.deals < 2 or not score.se > 0:
+            return 0.0
+        s0, s1 = elo_to_score(self.elo0), elo_to_score(self.elo1)
+        var = score.se**2 * score.deals
+        return (s1 - s0) * (2 * score.mean - s0 - s1) / (2 * var) * score.deals
+
+    def decision(self, llr: float) -> str:
+        """'H1' (stronger), 'H0' (not stronger by elo1) or '' (keep going)."""
+        lower, upper = self.bounds
+        return "H1" if llr >= upper else "H0" if llr <= lower else ""
+
+
+def zero_crossing(xs: np.ndarray, ys: np.ndarray) -> float:
+    """Linear interpolation of where y(x) first changes sign; nan if it never does."""
+    for i in range(len(xs) - 1):
+        y0, y1 = ys[i], ys[i + 1]
+        if y0 == 0:
+            return float(xs[i])
+        if y0 * y1 < 0:
+            return float(xs[i] + (xs[i + 1] - xs[i]) * y0 / (y0 - y1))
+    return float(xs[-1]) if len(ys) and ys[-1] == 0 else math.nan
