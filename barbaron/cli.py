@@ -288,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=100000,
         help="games per arm at most (default 100,000); without --elo0/--elo1 exactly this many",
     )
-    add_run_options(compare, games=None)
+    add_run_options(compare, games=None, batch=4096)  # the SPRT looks after every unit
     add_rules_options(compare)
     compare.set_defaults(run=commands.compare)
 

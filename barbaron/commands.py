@@ -7,6 +7,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -40,7 +41,9 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_run_options(parser: argparse.ArgumentParser, *, games: int | None) -> None:
+def add_run_options(
+    parser: argparse.ArgumentParser, *, games: int | None, batch: int = 16384
+) -> None:
     """Options of every command that plays games into a results folder (``games``: the
     default of --games, or None for a command that counts games its own way)."""
     parser.add_argument(
@@ -75,8 +78,8 @@ def add_run_options(parser: argparse.ArgumentParser, *, games: int | None) -> No
     run.add_argument(
         "--batch-size",
         type=int,
-        default=16384,
-        help="games per unit of work (default 16384); results do not depend on it",
+        default=batch,
+        help=f"games per unit of work (default {batch}); results do not depend on it",
     )
     run.add_argument(
         "--backend",
@@ -156,24 +159,35 @@ def open_folder(args: argparse.Namespace, job: Job, command: str) -> RunFolder:
 
 
 def run_job(args: argparse.Namespace, job: Job, folder: RunFolder, **kwargs):
-    """Execute a job, turning an unreachable cluster into a clear error."""
+    """Execute a job. A run that fails before its first unit leaves no folder behind; an
+    interrupted one keeps its finished units for --resume."""
     try:
         return execute(job, folder, quiet=args.quiet, **kwargs)
-    except RuntimeError as e:
-        if "dask" in str(e):
+    except BaseException as e:
+        if not folder.done_units() and not args.resume:
+            shutil.rmtree(folder.partial, ignore_errors=True)
+        if isinstance(e, KeyboardInterrupt):
+            if not folder.partial.exists():
+                raise UsageError(
+                    "interrupted before any game finished; nothing was written"
+                ) from None
+            raise UsageError(
+                f"interrupted: finished units are kept in {folder.partial} (its "
+                "manifest says partial); run the same command with --resume to "
+                "continue"
+            ) from None
+        if isinstance(e, RuntimeError) and "dask" in str(e):
             raise UsageError(str(e)) from None
         raise
-    except KeyboardInterrupt:
-        raise UsageError(
-            f"interrupted: finished units are kept in {folder.partial} (its "
-            "manifest says partial); run the same command with --resume to "
-            "continue"
-        ) from None
 
 
 # --- tables --------------------------------------------------------------------------------
 def _ci(ci: list[float]) -> str:
     return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def _pm(mean: float, ci: list[float]) -> str:
+    return f"{mean:.4f} ±{(ci[1] - ci[0]) / 2:.4f}"
 
 
 def bot_table(arm: dict) -> str:
@@ -261,18 +275,30 @@ def plots_for(command: str, summary: dict, parquet_files: list[Path]) -> list[tu
     return figures
 
 
-def finish(args, job: Job, folder: RunFolder, command: str, summary: dict, outcome) -> Path:
-    """Write the summary, plots and games, and say where they are."""
+def finish(
+    job: Job, folder: RunFolder, command: str, summary: dict, table: list[dict], outcome
+) -> Path:
+    """Write the summary, the table (summary.csv), plots and games; say where they are."""
     shards = [folder.partial / "shards" / f"unit-{u:07d}.parquet" for u in folder.done_units()]
     figures = plots_for(command, summary, shards)
-    played = sum(t.deals for t in outcome.totals) * job.rotations
-    out = folder.finish(summary, figures, seconds=outcome.seconds, games_played=played)
+    out = folder.finish(
+        summary, table, figures, seconds=outcome.seconds, games_played=outcome.games_now
+    )
     import matplotlib.pyplot as plt
 
     for _, figure in figures:
         plt.close(figure)
-    rate = played / max(outcome.seconds, 1e-9)
-    print(f"\n{played:,} games in {outcome.seconds:.1f} s ({rate:,.0f} games/s) -> {out}/")
+    total = sum(t.deals for t in outcome.totals) * job.rotations
+    rate = outcome.games_now / max(outcome.seconds, 1e-9)
+    resumed = (
+        f" ({total - outcome.games_now:,} from before the resume)"
+        if total > outcome.games_now
+        else ""
+    )
+    print(
+        f"\n{total:,} games{resumed}; {outcome.games_now:,} played now in "
+        f"{outcome.seconds:.1f} s ({rate:,.0f} games/s) -> {out}/"
+    )
     return out
 
 
@@ -290,7 +316,7 @@ def play(args: argparse.Namespace) -> int:
     print(bot_table(summary))
     print()
     print(seat_table(summary))
-    finish(args, job, folder, "play", summary, outcome)
+    finish(job, folder, "play", summary, summary["bots"], outcome)
     return 0
 
 
@@ -394,7 +420,8 @@ def compare(args: argparse.Namespace) -> int:
             else "no significant difference"
         )
         print(f"verdict at 95%: {verdict}")
-    finish(args, job, folder, "compare", summary, outcome)
+    table = [{"arm": arm["label"], **bot} for arm in arms_summary for bot in arm["bots"]]
+    finish(job, folder, "compare", summary, table, outcome)
     return 0
 
 
@@ -483,9 +510,7 @@ def seats(args: argparse.Namespace) -> int:
     )
     print(header)
     for p in points:
-        cells = " ".join(
-            f"{s['win_share']:.4f} {_ci(s['win_share_ci'])}"[:22].rjust(22) for s in p["seats"]
-        )
+        cells = " ".join(_pm(s["win_share"], s["win_share_ci"]).rjust(22) for s in p["seats"])
         print(
             f"{p['seat_bonus']:>6} {cells} {p['seat_balance']['p_value']:>10.3g} "
             f"{p['slope']:>+9.5f}"
@@ -500,7 +525,8 @@ def seats(args: argparse.Namespace) -> int:
             f"seats come out even at a bonus of {even['bonus']:.1f} coins "
             f"(95% interval {even['ci'][0]:.1f} .. {even['ci'][1]:.1f})"
         )
-    finish(args, job, folder, "seats", summary, outcome)
+    table = [{"seat_bonus": p["seat_bonus"], **seat} for p in points for seat in p["seats"]]
+    finish(job, folder, "seats", summary, table, outcome)
     return 0
 
 
@@ -569,7 +595,18 @@ def sweep(args: argparse.Namespace) -> int:
         f"best: {name}={best['value']} (win share {best['win_share']:.4f}) against "
         f"{', '.join(field)}"
     )
-    finish(args, job, folder, "sweep", summary, outcome)
+    table = [
+        {
+            "param": name,
+            "value": p["value"],
+            "bot": p["bot"],
+            "win_share": p["win_share"],
+            "win_share_ci": p["win_share_ci"],
+            "mean_worth": p["mean_worth"],
+        }
+        for p in points
+    ]
+    finish(job, folder, "sweep", summary, table, outcome)
     return 0
 
 

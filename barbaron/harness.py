@@ -391,8 +391,14 @@ def run_units(job: Job, units: list[int]) -> Iterator[UnitResult]:
         for unit in units:
             yield play_unit(job, unit, strategies)
         return
+    import warnings
+
     from joblib import Parallel, delayed
 
+    # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
+    warnings.filterwarnings(
+        "ignore", message=".*tasks have been successfully executed", category=UserWarning
+    )
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     backend = _dask_backend(job) if job.backend == "dask" else contextlib.nullcontext()
     with backend:

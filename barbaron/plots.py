@@ -101,10 +101,10 @@ def sweep_curve(points: list[dict], param: str, bot: str):
 def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
     """The SPRT's log-likelihood ratio as games accumulate, with its decision bounds."""
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot([t["games"] for t in trace], [t["llr"] for t in trace], marker=".")
+    ax.plot([0] + [t["games"] for t in trace], [0] + [t["llr"] for t in trace], marker=".")
     for bound, name in zip(bounds, ("accept H0", "accept H1"), strict=True):
         ax.axhline(bound, color="grey", linestyle="--", linewidth=1)
-        ax.annotate(name, (0, bound), textcoords="offset points", xytext=(4, 3))
+        ax.text(0.01, bound, name, transform=ax.get_yaxis_transform(), va="bottom")
     ax.set_xlabel("games per arm")
     ax.set_ylabel("log-likelihood ratio")
     ax.set_title("SPRT trace")

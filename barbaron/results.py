@@ -206,27 +206,31 @@ class RunFolder:
 
     # --- the end ------------------------------------------------------------------------
     def finish(
-        self, summary: dict, plots: list[tuple[str, object]], *, seconds: float, games_played: int
+        self,
+        summary: dict,
+        table: list[dict],
+        plots: list[tuple[str, object]],
+        *,
+        seconds: float,
+        games_played: int,
     ) -> Path:
-        """Join the shards, write summary and plots, and move the folder into place.
-
-        ``seconds`` and ``games_played`` are this session's, for the manifest's games/s.
-        """
+        """Join the shards, write summary.json, ``table`` as summary.csv, and the plots, then
+        move the folder into place. ``seconds`` and ``games_played`` are this session's."""
         shards = [self._shard(u) for u in self.done_units()]
         writer = None
         try:
             for shard in shards:
-                table = pq.read_table(shard)
+                rows = pq.read_table(shard)
                 if writer is None:
                     writer = pq.ParquetWriter(
-                        self.partial / "games.parquet", table.schema, compression="zstd"
+                        self.partial / "games.parquet", rows.schema, compression="zstd"
                     )
-                writer.write_table(table)
+                writer.write_table(rows)
         finally:
             if writer is not None:
                 writer.close()
         write_json(self.partial / "summary.json", summary)
-        _write_csv(self.partial / "summary.csv", summary)
+        _write_csv(self.partial / "summary.csv", table)
         for name, figure in plots:
             figure.savefig(self.partial / name, dpi=110, bbox_inches="tight")
         self.manifest.update(
@@ -245,17 +249,19 @@ class RunFolder:
         return self.out
 
 
-def _write_csv(path: Path, summary: dict) -> None:
-    """summary.csv: the bot table (one row per arm and bot)."""
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    """summary.csv: the command's main table, one row per line, intervals as two columns."""
     import pandas as pd
 
-    rows = []
-    for arm in summary.get("arms", [summary]):
-        for bot in arm["bots"]:
-            row = {"arm": arm.get("label", "")} if "arms" in summary else {}
-            row.update({k: v for k, v in bot.items() if k != "win_share_ci"})
-            row["win_share_ci_low"], row["win_share_ci_high"] = bot["win_share_ci"]
-            rows.append(row)
+    flat = []
+    for row in rows:
+        out = {}
+        for key, value in row.items():
+            if key.endswith("_ci"):
+                out[f"{key}_low"], out[f"{key}_high"] = value
+            elif not isinstance(value, dict | list):
+                out[key] = value
+        flat.append(out)
     tmp = path.with_name(path.name + ".tmp")
-    pd.DataFrame(rows).to_csv(tmp, index=False)
+    pd.DataFrame(flat).to_csv(tmp, index=False)
     os.replace(tmp, path)

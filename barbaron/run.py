@@ -20,6 +20,7 @@ class RunOutcome:
     units: int
     seconds: float
     stopped_early: bool
+    games_now: int  # games played by this call (a resumed run counts only its new ones)
 
 
 def execute(
@@ -53,15 +54,19 @@ def execute(
     )
     start = time.perf_counter()
     stopped = False
+    games_now = 0
     try:
         for result in run_units(job, todo):
             folder.add(result)
             for total, tally in zip(totals, result.tallies, strict=True):
                 total.add(tally)
             bar.update(len(result.deals) * per_deal)
+            games_now += len(result.deals) * per_deal
             if on_unit is not None and on_unit(result, totals):
                 stopped = True
                 break
     finally:
         bar.close()
-    return RunOutcome(totals, len(done) + len(todo), time.perf_counter() - start, stopped)
+    return RunOutcome(
+        totals, len(done) + len(todo), time.perf_counter() - start, stopped, games_now
+    )

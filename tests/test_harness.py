@@ -1,0 +1,382 @@
+"""The tournament harness: statistics against independent computations, determinism across
+workers, batch sizes and backends, resume, results folders, and bad input."""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barbaron.cli import main
+from barbaron.harness import Arm, Job
+from barbaron.results import RunFolder
+from barbaron.rules import Rules
+from barbaron.run import execute
+from barbaron.stats import Z95, chi2_sf, zero_crossing
+
+LINEUP = ["hard", "normal", "normal", "easy"]
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """One small rotated run, shared by several tests."""
+    out = tmp_path_factory.mktemp("runs") / "play"
+    assert (
+        main(
+            [
+                "play",
+                "--bots",
+                *LINEUP,
+                "--games",
+                "4000",
+                "--seed",
+                "5",
+                "--out",
+                str(out),
+                "--workers",
+                "1",
+                "--batch-size",
+                "1000",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    return out
+
+
+def test_play_writes_the_results_folder(played):
+    assert sorted(p.name for p in played.iterdir()) == [
+        "games.parquet",
+        "manifest.json",
+        "seats.png",
+        "summary.csv",
+        "summary.json",
+        "win_shares.png",
+        "worth.png",
+    ]
+    manifest = json.loads((played / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["job"]["seed"] == 5
+    assert manifest["job"]["arms"][0]["bots"] == LINEUP and manifest["games_per_second"] > 0
+    games = pd.read_parquet(played / "games.parquet")
+    assert list(games.columns) == [
+        "game",
+        "deal",
+        "rotation",
+        "seat",
+        "bot",
+        "start_coins",
+        "coins",
+        "worth",
+        "win_share",
+        "bars",
+    ]
+    assert len(games) == 4000 * 4 and games["game"].nunique() == 4000
+    assert (games["game"] == games["deal"] * 4 + games["rotation"]).all()
+    per_game = games.groupby("game")["win_share"].sum()
+    assert np.allclose(per_game, 1)  # R19: shared wins are split
+    # every bot sits in every seat equally often (normal fills two places in the lineup)
+    counts = games.groupby(["bot", "seat"], observed=True).size().unstack()
+    assert (counts.loc["normal"] == 2 * counts.loc["hard"]).all()
+    assert counts.loc["hard"].nunique() == 1
+
+
+def test_summary_matches_an_independent_computation(played):
+    summary = json.loads((played / "summary.json").read_text())
+    games = pd.read_parquet(played / "games.parquet")
+    for bot in summary["bots"]:
+        rows = games[games["bot"] == bot["bot"]]
+        per_deal = rows.groupby("deal")["win_share"].mean()  # pairing: average within a deal
+        mean = per_deal.mean()
+        half = Z95 * per_deal.std(ddof=1) / math.sqrt(len(per_deal))
+        assert bot["win_share"] == pytest.approx(mean, abs=1e-12)
+        assert bot["win_share_ci"] == pytest.approx([mean - half, mean + half], abs=1e-12)
+        assert bot["mean_worth"] == pytest.approx(rows["worth"].mean())
+        share = rows["worth"] / games.groupby("game")["worth"].transform("sum")[rows.index]
+        assert bot["worth_share"] == pytest.approx(share.mean(), abs=1e-8)
+    for seat in summary["seats"]:
+        per_deal = games[games["seat"] == seat["seat"]].groupby("deal")["win_share"].mean()
+        assert seat["win_share"] == pytest.approx(per_deal.mean(), abs=1e-12)
+    csv = pd.read_csv(played / "summary.csv")
+    assert list(csv["bot"]) == ["hard", "normal", "easy"]
+
+
+def test_replay_run_game_equals_its_row(played, capsys):
+    games = pd.read_parquet(played / "games.parquet")
+    g = 1234
+    status, out, err = run(capsys, "replay", "--run", played, "--game", g)
+    assert status == 0 and "deal 308, rotation 2" in err
+    assert json.loads(out)["coins"] == games[games["game"] == g]["coins"].tolist()
+    status, out, _ = run(capsys, "replay", "--run", played, "--game", g, "--check")
+    assert status == 0 and "agree" in out
+
+
+def test_identical_bots_get_equal_win_shares(tmp_path, capsys):
+    out = tmp_path / "same"
+    status, _, _ = run(
+        capsys,
+        "play",
+        "--bots",
+        "normal",
+        "normal:cushion=250",
+        "normal",
+        "normal:cushion=250",
+        "--games",
+        "4000",
+        "--out",
+        out,
+        "--quiet",
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    a, b = summary["bots"]
+    assert status == 0 and a["win_share"] == pytest.approx(0.25) == b["win_share"]
+
+
+def test_results_do_not_depend_on_workers_batch_size_or_backend(played, tmp_path, capsys):
+    other = tmp_path / "two-workers"
+    status, _, _ = run(
+        capsys,
+        "play",
+        "--bots",
+        *LINEUP,
+        "--games",
+        "4000",
+        "--seed",
+        "5",
+        "--out",
+        other,
+        "--workers",
+        "2",
+        "--batch-size",
+        "333",
+        "--quiet",
+    )
+    assert status == 0
+    assert pd.read_parquet(other / "games.parquet").equals(
+        pd.read_parquet(played / "games.parquet")
+    )
+    assert json.loads((other / "summary.json").read_text()) == json.loads(
+        (played / "summary.json").read_text()
+    )
+
+
+def test_dask_backend_gives_the_same_games(played, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")  # the [dev] and [dask] extras install it
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        out = tmp_path / "dask"
+        status, _, err = run(
+            capsys,
+            "play",
+            "--bots",
+            *LINEUP,
+            "--games",
+            "4000",
+            "--seed",
+            "5",
+            "--out",
+            out,
+            "--backend",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--batch-size",
+            "1000",
+            "--quiet",
+        )
+    assert status == 0, err
+    assert pd.read_parquet(out / "games.parquet").equals(pd.read_parquet(played / "games.parquet"))
+
+
+def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys):
+    out = tmp_path / "resumed"
+    job = Job(arms=(Arm("play", tuple(LINEUP), Rules()),), games=4000, seed=5, batch_size=1000)
+    folder = RunFolder(out, job, "play")
+
+    def interrupt(result, totals):
+        if result.unit == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        execute(job, folder, quiet=True, on_unit=interrupt)
+    partial = tmp_path / "resumed.partial"
+    assert json.loads((partial / "manifest.json").read_text())["status"] == "partial"
+    assert not out.exists()
+    status, _, err = run(
+        capsys,
+        "play",
+        "--bots",
+        *LINEUP,
+        "--games",
+        "4000",
+        "--seed",
+        "5",
+        "--out",
+        out,
+        "--batch-size",
+        "1000",
+        "--quiet",
+    )
+    assert status == 2 and "--resume" in err  # a partial run is never silently overwritten
+    status, stdout, _ = run(
+        capsys,
+        "play",
+        "--bots",
+        *LINEUP,
+        "--games",
+        "4000",
+        "--seed",
+        "5",
+        "--out",
+        out,
+        "--batch-size",
+        "1000",
+        "--quiet",
+        "--resume",
+    )
+    assert status == 0 and "from before the resume" in stdout
+    assert pd.read_parquet(out / "games.parquet").equals(pd.read_parquet(played / "games.parquet"))
+    assert not partial.exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--bots", "hard"], "--bots takes 2 to 4 bot specs"),
+        (["--bots", *["hard"] * 5], "--bots takes 2 to 4 bot specs"),
+        (["--bots", "hard", "nobody"], "unknown bot 'nobody'"),
+        (["--bots", "hard", "normal:cushin=3"], "unknown parameter 'cushin'"),
+        (["--bots", "hard", "normal", "--games", "0"], "--games must be at least 1"),
+        (["--bots", "hard", "normal", "--games", "7"], "not a multiple of the 2 rotations"),
+        (["--bots", "hard", "normal", "--seed", "-1"], "--seed must be a whole number >= 0"),
+        (["--bots", "hard", "normal", "--rounds", "0"], "rounds must be between 1 and 1000"),
+        (["--bots", "hard", "normal", "--start-coins", "-5"], "--start-coins must be"),
+        (["--bots", "hard", "normal", "--players", "3"], "unrecognized arguments: --players"),
+        (["--bots", "hard", "normal", "--backend", "dask"], "needs --scheduler"),
+        (
+            ["--bots", "hard", "normal", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+            "cannot reach the dask scheduler",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argv, message):
+    out = tmp_path / "out"
+    status, stdout, err = run(capsys, "play", *argv, "--out", out, "--quiet")
+    assert status == 2 and len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists() and not (tmp_path / "out.partial").exists()
+
+
+def test_an_existing_out_is_refused_unless_force(played, capsys):
+    status, _, err = run(capsys, "play", "--bots", *LINEUP, "--out", played, "--quiet")
+    assert status == 2 and "exists" in err and "--force" in err
+
+
+def test_compare_of_a_bot_with_itself_is_exactly_even(tmp_path, capsys):
+    out = tmp_path / "cmp"
+    status, stdout, _ = run(
+        capsys,
+        "compare",
+        "normal",
+        "normal:cushion=250",
+        "--max-games",
+        "2000",
+        "--out",
+        out,
+        "--quiet",
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    assert status == 0 and summary["difference"]["win_share"] == 0
+    assert "no significant difference" in stdout
+
+
+def test_compare_sprt_stops_early_when_the_answer_is_clear(tmp_path, capsys):
+    out = tmp_path / "sprt"
+    status, stdout, _ = run(
+        capsys,
+        "compare",
+        "hard",
+        "miser",
+        "--elo0",
+        "0",
+        "--elo1",
+        "10",
+        "--max-games",
+        "200000",
+        "--batch-size",
+        "1000",
+        "--out",
+        out,
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    assert status == 0 and summary["sprt"]["decision"] == "H1"
+    assert summary["games"] < 200000 and "LLR" in stdout
+    assert summary["difference"]["win_share_ci"][0] > 0
+    assert (out / "sprt.png").exists()
+
+
+def test_seats_finds_where_the_seats_come_out_even(tmp_path, capsys):
+    out = tmp_path / "seats"
+    status, stdout, _ = run(
+        capsys,
+        "seats",
+        "--bots",
+        "threshold",
+        "--players",
+        "2",
+        "--bonus",
+        "0:400:100",
+        "--games",
+        "3000",
+        "--out",
+        out,
+        "--quiet",
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    slopes = [p["slope"] for p in summary["points"]]
+    assert status == 0
+    assert slopes == sorted(slopes)  # more bonus, more wins for the later seats
+    even = summary["even"]["bonus"]
+    assert even == pytest.approx(zero_crossing(np.array([0, 100, 200, 300, 400]), np.array(slopes)))
+    assert (out / "seat_bonus.png").exists() and "come out even" in stdout
+    csv = pd.read_csv(out / "summary.csv")
+    assert len(csv) == 5 * 2 and set(csv.columns) >= {"seat_bonus", "seat", "win_share"}
+
+
+def test_sweep_and_report(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    status, stdout, _ = run(
+        capsys,
+        "sweep",
+        "--bot",
+        "easy",
+        "--param",
+        "buy=0,0.5,1",
+        "--games",
+        "2000",
+        "--out",
+        out,
+        "--quiet",
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    assert status == 0 and [p["value"] for p in summary["points"]] == [0, 0.5, 1]
+    assert summary["points"][0]["win_share"] < summary["points"][2]["win_share"]
+    (out / "sweep.png").unlink()
+    status, stdout, _ = run(capsys, "report", out)
+    assert status == 0 and (out / "sweep.png").exists()
+    status, _, err = run(capsys, "report", tmp_path / "nothing")
+    assert status == 2 and "not a finished results folder" in err
+
+
+def test_chi_square_tail_matches_known_values():
+    assert chi2_sf(7.814727903, 3) == pytest.approx(0.05, abs=1e-6)
+    assert chi2_sf(3.841458821, 1) == pytest.approx(0.05, abs=1e-6)
+    assert chi2_sf(5.991464547, 2) == pytest.approx(0.05, abs=1e-6)
+    assert chi2_sf(0.0, 3) == 1.0
