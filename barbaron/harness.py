@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -256,20 +256,25 @@ class Totals:
         self.position_worth_share = zeros(players, dtype=object)
 
     def add(self, tally: ArmTally) -> None:
-        """Add one unit's tally."""
-        per_bot = (tally.position_share @ self.member.T).astype(object)  # (deals, bots)
-        seats = tally.seat_share.astype(object)
-        positions = tally.position_share.astype(object)
+        """Add one unit's tally: sums within a unit in int64 (a unit's values are small),
+        then into the Python-int totals."""
+        positions = tally.position_share
+        per_bot = positions @ self.member.T  # (deals, bots)
+        seats = tally.seat_share
+
+        def exact(a: np.ndarray) -> np.ndarray:
+            return a.astype(object)
+
         self.deals += len(seats)
-        self.position_share += positions.sum(axis=0)
-        self.position_share_sq += (positions * positions).sum(axis=0)
-        self.bot_share += per_bot.sum(axis=0)
-        self.bot_share_sq += (per_bot * per_bot).sum(axis=0)
-        self.seat_share += seats.sum(axis=0)
-        self.seat_cross += seats.T @ seats
-        self.position_worth += tally.position_worth.astype(object)
-        self.seat_worth += tally.seat_worth.astype(object)
-        self.position_worth_share += tally.position_worth_share.astype(object)
+        self.position_share += exact(positions.sum(axis=0))
+        self.position_share_sq += exact((positions * positions).sum(axis=0))
+        self.bot_share += exact(per_bot.sum(axis=0))
+        self.bot_share_sq += exact((per_bot * per_bot).sum(axis=0))
+        self.seat_share += exact(seats.sum(axis=0))
+        self.seat_cross += exact(seats.T @ seats)
+        self.position_worth += exact(tally.position_worth)
+        self.seat_worth += exact(tally.seat_worth)
+        self.position_worth_share += exact(tally.position_worth_share)
 
     def position_estimate(self, position: int) -> Estimate:
         """Win share of the bot at lineup position ``position`` (over its rotations)."""
@@ -384,12 +389,15 @@ def _dask_backend(job: Job) -> Iterator[None]:
         client.close()
 
 
-def run_units(job: Job, units: list[int]) -> Iterator[UnitResult]:
-    """Play ``units`` of ``job`` and yield their results in unit order as they finish."""
+def run_units(
+    job: Job, units: list[int], task: Callable[..., UnitResult] = play_unit
+) -> Iterator[UnitResult]:
+    """Run ``task(job, unit)`` (by default :func:`play_unit`) for ``units`` on the job's
+    workers and yield the results in unit order as they finish."""
     if job.workers == 1 and job.backend == "loky":
         strategies: dict[str, Strategy] = {}
         for unit in units:
-            yield play_unit(job, unit, strategies)
+            yield task(job, unit, strategies)
         return
     import warnings
 
@@ -407,4 +415,4 @@ def run_units(job: Job, units: list[int]) -> Iterator[UnitResult]:
             return_as="generator",
             backend=None if job.backend == "dask" else "loky",
         )
-        yield from parallel(delayed(play_unit)(job, unit) for unit in units)
+        yield from parallel(delayed(task)(job, unit) for unit in units)

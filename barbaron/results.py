@@ -9,6 +9,7 @@ the folder to ``OUT``. An interrupted run leaves ``OUT.partial/``, which ``--res
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from barbaron import __version__
-from barbaron.harness import ArmRows, ArmTally, Job, UnitResult
+from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 
 
 class ResultsError(RuntimeError):
@@ -71,6 +73,56 @@ def _jsonable(value: object) -> object:
     if isinstance(value, np.ndarray):
         return value.tolist()
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def shard_path(shards: Path, unit: int) -> Path:
+    """Where unit ``unit``'s rows are written."""
+    return shards / f"unit-{unit:07d}.parquet"
+
+
+def rows_table(job: Job, rows: list[ArmRows]) -> pa.Table:
+    """The games.parquet rows of one unit (all arms), as an Arrow table."""
+    tables = []
+    for arm_index, (arm, arm_rows) in enumerate(zip(job.arms, rows, strict=True)):
+        n = len(arm_rows.game)
+        columns = {}
+        if len(job.arms) > 1:
+            columns["arm"] = pa.DictionaryArray.from_arrays(
+                np.full(n, arm_index, dtype=np.int8), [a.label for a in job.arms]
+            )
+        columns.update(
+            {
+                "game": arm_rows.game,
+                "deal": arm_rows.deal,
+                "rotation": arm_rows.rotation,
+                "seat": arm_rows.seat,
+                "bot": pa.DictionaryArray.from_arrays(arm_rows.bot, list(arm.distinct_bots)),
+                "start_coins": arm_rows.start_coins,
+                "coins": arm_rows.coins,
+                "worth": arm_rows.worth,
+                "win_share": arm_rows.win_share,
+                "bars": arm_rows.bars,
+            }
+        )
+        tables.append(pa.table(columns))
+    return pa.concat_tables(tables)
+
+
+def write_shard(job: Job, result: UnitResult, path: Path) -> None:
+    """Write a unit's rows to ``path`` atomically."""
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(rows_table(job, result.rows), tmp, compression="zstd")
+    os.replace(tmp, path)
+
+
+def play_and_write(
+    job: Job, unit: int, strategies: dict | None = None, *, shards: Path
+) -> UnitResult:
+    """Play a unit and write its shard in the worker; return only what the parent needs."""
+    result = play_unit(job, unit, strategies)
+    write_shard(job, result, shard_path(shards, unit))
+    result.rows = []
+    return result
 
 
 class RunFolder:
@@ -144,7 +196,7 @@ class RunFolder:
 
     # --- units --------------------------------------------------------------------------
     def _shard(self, unit: int) -> Path:
-        return self.partial / "shards" / f"unit-{unit:07d}.parquet"
+        return shard_path(self.partial / "shards", unit)
 
     def _tally(self, unit: int) -> Path:
         return self.partial / "shards" / f"unit-{unit:07d}.npz"
@@ -164,13 +216,10 @@ class RunFolder:
             ]
 
     def add(self, result: UnitResult) -> None:
-        """Write a finished unit: its rows as a Parquet shard, its tallies (each atomically)."""
-        table = pa.concat_tables(
-            [self._table(arm_index, rows) for arm_index, rows in enumerate(result.rows)]
-        )
-        tmp = self._shard(result.unit).with_suffix(".tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, self._shard(result.unit))
+        """Record a finished unit: its rows as a Parquet shard (unless its worker wrote it
+        already), then its tallies, each atomically; the tally file marks the unit done."""
+        if result.rows:
+            write_shard(self.job, result, self._shard(result.unit))
         arrays = {
             f"{i}.{f.name}": getattr(t, f.name)
             for i, t in enumerate(result.tallies)
@@ -180,29 +229,12 @@ class RunFolder:
         np.savez(tmp, **arrays)
         os.replace(tmp, self._tally(result.unit))
 
-    def _table(self, arm_index: int, rows: ArmRows) -> pa.Table:
-        arm = self.job.arms[arm_index]
-        n = len(rows.game)
-        columns = {}
-        if len(self.job.arms) > 1:
-            columns["arm"] = pa.DictionaryArray.from_arrays(
-                np.full(n, arm_index, dtype=np.int8), [a.label for a in self.job.arms]
-            )
-        columns.update(
-            {
-                "game": rows.game,
-                "deal": rows.deal,
-                "rotation": rows.rotation,
-                "seat": rows.seat,
-                "bot": pa.DictionaryArray.from_arrays(rows.bot, list(arm.distinct_bots)),
-                "start_coins": rows.start_coins,
-                "coins": rows.coins,
-                "worth": rows.worth,
-                "win_share": rows.win_share,
-                "bars": rows.bars,
-            }
-        )
-        return pa.table(columns)
+    def unit_task(self) -> Callable[..., UnitResult]:
+        """What a worker runs per unit: on this machine it also writes its own shard (the
+        parent only adds tallies); on a dask cluster the rows come back to be written here."""
+        if self.job.backend == "dask":
+            return play_unit
+        return functools.partial(play_and_write, shards=self.partial / "shards")
 
     # --- the end ------------------------------------------------------------------------
     def finish(

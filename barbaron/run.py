@@ -56,7 +56,7 @@ def execute(
     stopped = False
     games_now = 0
     try:
-        for result in run_units(job, todo):
+        for result in run_units(job, todo, folder.unit_task()):
             folder.add(result)
             for total, tally in zip(totals, result.tallies, strict=True):
                 total.add(tally)

@@ -72,8 +72,7 @@ class BatchView:
 
     def district_holdings(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k, 4) how many bars of each district ``seat`` owns."""
-        mine = self.owner[games] == seat
-        return mine.reshape(-1, R.N_DISTRICTS, R.BARS_PER_DISTRICT).sum(axis=2)
+        return _district_holdings(self.owner, games, seat)
 
     def bar_value(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) value (R10) of ``bars[i]`` in game ``games[i]``."""
@@ -133,6 +132,16 @@ def _held(owner, g, b):
     for c in range(first, first + R.BARS_PER_DISTRICT):
         n += owner[g, c] == holder
     return n
+
+
+@nb.njit(cache=True)
+def _district_holdings(owner: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
+    out = np.zeros((games.size, R.N_DISTRICTS), dtype=np.int8)
+    for i in range(games.size):
+        for b in range(R.N_BARS):
+            if owner[games[i], b] == seat:
+                out[i, b // R.BARS_PER_DISTRICT] += 1
+    return out
 
 
 @nb.njit(cache=True)
