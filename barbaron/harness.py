@@ -404,9 +404,7 @@ def run_units(
     from joblib import Parallel, delayed
 
     # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
-    warnings.filterwarnings(
-        "ignore", message=".*tasks have been successfully executed", category=UserWarning
-    )
+    warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     backend = _dask_backend(job) if job.backend == "dask" else contextlib.nullcontext()
     with backend:
