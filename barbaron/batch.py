@@ -442,7 +442,12 @@ def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
         for b in range(first, first + R.BARS_PER_DISTRICT):
             if owner[g, b] == holder:
                 held += 1
-        _pay(g, seat, _TAB[bar, level[g, bar], held], holder, coins, owner, level)
+        due = _TAB[bar, level[g, bar], held]
+        if coins[g, seat] >= due:  # the common case of R12, without the call
+            coins[g, seat] -= due
+            coins[g, holder] += due
+        else:
+            _pay(g, seat, due, holder, coins, owner, level)
         if coins[g, seat] >= _TAKEOVER[bar, level[g, bar]]:
             pending[g] = TAKEOVER
             pending_bar[g] = bar

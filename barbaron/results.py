@@ -109,9 +109,10 @@ def rows_table(job: Job, rows: list[ArmRows]) -> pa.Table:
 
 
 def write_shard(job: Job, result: UnitResult, path: Path) -> None:
-    """Write a unit's rows to ``path`` atomically."""
+    """Write a unit's rows to ``path`` atomically (uncompressed: shards are temporary, and
+    joining them into games.parquet compresses)."""
     tmp = path.with_suffix(".tmp")
-    pq.write_table(rows_table(job, result.rows), tmp, compression="zstd")
+    pq.write_table(rows_table(job, result.rows), tmp, compression="none")
     os.replace(tmp, path)
 
 
