@@ -8,7 +8,13 @@ import sys
 from collections.abc import Sequence
 
 from barbaron import __version__, commands
-from barbaron.commands import UsageError, add_rules_options, add_run_options, rules_of
+from barbaron.commands import (
+    UsageError,
+    add_field_options,
+    add_rules_options,
+    add_run_options,
+    rules_of,
+)
 from barbaron.reference import format_log
 from barbaron.registry import REGISTRY, BotSpecError, make_bot
 from barbaron.rules import Rules
@@ -271,15 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("new", metavar="NEW", help="the candidate bot spec")
     compare.add_argument("base", metavar="BASE", help="the baseline bot spec")
-    compare.add_argument(
-        "--field",
-        nargs="+",
-        metavar="BOT",
-        help="the other seats: one spec (repeated) or one per seat (default: normal)",
-    )
-    compare.add_argument(
-        "--players", type=int, default=4, help="table size when --field is one spec (default 4)"
-    )
+    add_field_options(compare, "normal")
     compare.add_argument("--elo0", type=float, help="SPRT: H0 Elo difference (default 0)")
     compare.add_argument("--elo1", type=float, help="SPRT: H1 Elo difference (default 10)")
     compare.add_argument(
@@ -338,16 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="NAME=START:STOP:STEP or NAME=V1,V2,... (e.g. cushion=0:600:50)",
     )
-    sweep.add_argument(
-        "--field",
-        nargs="+",
-        metavar="BOT",
-        help="the other seats: one spec (repeated) or one per seat "
-        "(default: the bot with its default parameters)",
-    )
-    sweep.add_argument(
-        "--players", type=int, default=4, help="table size when --field is one spec (default 4)"
-    )
+    add_field_options(sweep, "the bot with its default parameters")
     add_run_options(sweep, games=20000)
     add_rules_options(sweep)
     sweep.set_defaults(run=commands.sweep)

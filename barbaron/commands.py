@@ -101,6 +101,31 @@ def add_run_options(
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """--field and --players: the seats a compared or swept bot plays against."""
+    parser.add_argument(
+        "--field",
+        nargs="+",
+        metavar="BOT",
+        help=f"the other seats: one spec (repeated) or one per seat (default: {default})",
+    )
+    parser.add_argument(
+        "--players", type=int, default=4, help="table size when --field is one spec (default 4)"
+    )
+
+
+def field_of(args: argparse.Namespace, default: str) -> list[str]:
+    """The field's bot specs, one per other seat."""
+    field = args.field or [default]
+    if len(field) == 1:
+        field = field * (args.players - 1)
+    if not 1 <= len(field) <= 3:
+        raise UsageError(
+            f"--field takes 1 to 3 bot specs (or one with --players 2-4); got {len(field)}"
+        )
+    return field
+
+
 def rules_of(args: argparse.Namespace, players: int, **changes: int) -> Rules:
     """The Rules of the rules options (and ``changes``), or a UsageError."""
     values = {
@@ -322,11 +347,7 @@ def play(args: argparse.Namespace) -> int:
 
 # --- compare ---------------------------------------------------------------------------------
 def compare(args: argparse.Namespace) -> int:
-    field = args.field or ["normal"]
-    if len(field) == 1:
-        field = field * (args.players - 1)
-    if not 1 <= len(field) <= 3:
-        raise UsageError(f"--field takes 1 to 3 bot specs; got {len(field)}")
+    field = field_of(args, "normal")
     check_bots([args.new, args.base, *field])
     rules = rules_of(args, len(field) + 1)
     arms = [Arm("new", (args.new, *field), rules), Arm("base", (args.base, *field), rules)]
@@ -536,11 +557,7 @@ def sweep(args: argparse.Namespace) -> int:
     if not eq or not name:
         raise UsageError(f"--param must look like NAME=START:STOP:STEP, got {args.param!r}")
     values = parse_range(values_text, "--param")
-    field = args.field or [args.bot.split(":")[0]]
-    if len(field) == 1:
-        field = field * (args.players - 1)
-    if not 1 <= len(field) <= 3:
-        raise UsageError(f"--field takes 1 to 3 bot specs; got {len(field)}")
+    field = field_of(args, args.bot.split(":")[0])
     joiner = "," if ":" in args.bot else ":"
     specs = [f"{args.bot}{joiner}{name}={v}" for v in values]
     check_bots(specs + field)
