@@ -98,6 +98,7 @@ class Event:
     text: str  # the sentence a person reads
     amount: int = 0  # coins involved, where there are any
     to: int = -1  # for payments and takeovers: the receiving seat, -1 (BANK) for the bank
+    bar: int = -1  # the bar (R2) a buy, upgrade, tab, takeover, sale or free keg concerns
 
 
 @dataclass(frozen=True)
@@ -293,6 +294,7 @@ class Game:
             f"upgrades {R.BAR_NAMES[bar]} to {R.LEVEL_NAMES[self.level[bar]]} "
             f"for {cost} ({self.coins[seat]} left)",
             cost,
+            bar=bar,
         )
 
     def _decide(self, seat: int, question: str, bar: int) -> bool:
@@ -321,7 +323,13 @@ class Game:
             elif self._decide(seat, "buy", bar):
                 self.coins[seat] -= price
                 self.owner[bar] = seat
-                self._log(seat, "buy", f"buys {name} for {price} ({self.coins[seat]} left)", price)
+                self._log(
+                    seat,
+                    "buy",
+                    f"buys {name} for {price} ({self.coins[seat]} left)",
+                    price,
+                    bar=bar,
+                )
             else:
                 self._log(seat, "pass", f"does not buy {name} (price {price})")
         elif owner != seat:  # R15
@@ -334,7 +342,7 @@ class Game:
                 f"{R.DISTRICT_BONUS_X2[held] / 2:g}: {R.LEVEL_NAMES[level]}, "
                 f"owner holds {held} of {district}"
             )
-            self._pay(seat, due, owner, f"a tab of {due} on {name} ({why})")
+            self._pay(seat, due, owner, f"a tab of {due} on {name} ({why})", bar)
             value = R.bar_value(bar, self.level[bar])
             cost = R.takeover_cost(value)
             if self.coins[seat] < cost:
@@ -350,6 +358,7 @@ class Game:
                     f"for {cost} ({self.coins[seat]} left)",
                     cost,
                     owner,
+                    bar,
                 )
             else:
                 self._log(seat, "pass", f"could take over {name} for {cost} but does not")
@@ -359,14 +368,22 @@ class Game:
         self.coins[seat] += amount
         self._log(seat, kind, f"{text} ({self.coins[seat]} coins)", amount)
 
-    def _pay(self, payer: int, amount: int, receiver: int, what: str) -> None:
+    def _pay(self, payer: int, amount: int, receiver: int, what: str, tab_bar: int = -1) -> None:
         """R12: sell bars, lowest value first, until the amount can be paid; else pay all, broke.
 
-        ``receiver`` is a seat or BANK; ``what`` names the debt for the log ("a tab of 45 on ...").
+        ``receiver`` is a seat or BANK; ``what`` names the debt for the log ("a tab of 45 on ...");
+        ``tab_bar`` the bar whose tab it is, if it is one.
         """
         to = "the bank" if receiver == BANK else f"seat {receiver}"
         if self.coins[payer] < amount:
-            self._log(payer, "owe", f"owes {to} {what} but has only {self.coins[payer]}", amount)
+            self._log(
+                payer,
+                "owe",
+                f"owes {to} {what} but has only {self.coins[payer]}",
+                amount,
+                receiver,
+                tab_bar,
+            )
             mine = [b for b in range(R.N_BARS) if self.owner[b] == payer]
             for bar in R.liquidation_order(mine, self.level):
                 if self.coins[payer] >= amount:
@@ -382,6 +399,7 @@ class Game:
                     f"must sell {R.BAR_NAMES[bar]} (value {value}) to the bank "
                     f"for {proceeds} ({self.coins[payer]} coins)",
                     proceeds,
+                    bar=bar,
                 )
         paid = min(amount, self.coins[payer])
         self.coins[payer] -= paid
@@ -389,10 +407,22 @@ class Game:
             self.coins[receiver] += paid
         if paid < amount:
             self._log(
-                payer, "broke", f"is broke: pays {to} all {paid} coins for {what}", paid, receiver
+                payer,
+                "broke",
+                f"is broke: pays {to} all {paid} coins for {what}",
+                paid,
+                receiver,
+                tab_bar,
             )
         else:
-            self._log(payer, "pay", f"pays {to} {what} ({self.coins[payer]} left)", paid, receiver)
+            self._log(
+                payer,
+                "pay",
+                f"pays {to} {what} ({self.coins[payer]} left)",
+                paid,
+                receiver,
+                tab_bar,
+            )
 
     # --- cards (R17, R18) ----------------------------------------------------------------------
     def _draw_card(self, seat: int) -> None:
@@ -457,7 +487,7 @@ class Game:
         if plain:  # R18: the cheapest plain bar, ties by lowest index
             bar = min(plain, key=lambda b: (R.PRICES[b], b))
             self.level[bar] = 1
-            self._log(seat, "keg", f"gets Happy Hour on {R.BAR_NAMES[bar]} for free")
+            self._log(seat, "keg", f"gets Happy Hour on {R.BAR_NAMES[bar]} for free", bar=bar)
         else:
             self._gain(seat, R.FREE_KEG_FALLBACK, "gain", "has no plain bar and gets +50")
 
@@ -484,8 +514,10 @@ class Game:
         self.skip[seat] = True  # R6
         self._log(seat, "curfew", f"{how} and will skip the next turn")
 
-    def _log(self, seat: int, kind: str, text: str, amount: int = 0, to: int = BANK) -> None:
-        self.events.append(Event(self.slot, self.round, seat, kind, text, amount, to))
+    def _log(
+        self, seat: int, kind: str, text: str, amount: int = 0, to: int = BANK, bar: int = -1
+    ) -> None:
+        self.events.append(Event(self.slot, self.round, seat, kind, text, amount, to, bar))
 
 
 def format_log(events: Sequence[Event], rounds: int) -> str:

@@ -1,0 +1,211 @@
+"""Study: what the game rewards. Which bars pay back their price, where players land, when
+takeovers pay.
+
+Replays seeded games on the reference engine (the same games the batch engine plays; every rule
+visible in the event log) at a table of Easy, Normal, Hard and Shark in rotation, and follows
+every bar from purchase to the end:
+
+- ``landings.csv``: where each rolled turn ends, by the player's turn number (1st, 2nd, ...) and
+  space; compared in the notebook with the exact Markov chain of ``barbaron.odds``;
+- ``spells.csv``: one row per ownership spell of a bar (bought or taken over, until the end, a
+  forced sale or a takeover): cost, upgrades paid, tabs earned, and for takeovers whether they
+  completed a district or broke a rival's full one;
+- ``bars.csv`` and ``takeovers.csv``: the summaries; plots ``landing_frequency.png``,
+  ``payback.png``, ``takeovers.png``.
+
+    python -m experiments.game_rewards                  # 20,000 games
+    python -m experiments.game_rewards --games 200 --out /tmp/rewards
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from barbaron import odds
+from barbaron import rules as R
+from barbaron.reference import Game
+from barbaron.registry import make_bot
+from barbaron.rules import Rules
+from barbaron.strategy import InOneGame
+from barbaron.streams import SeededChance
+from experiments.common import ROOT
+
+SEED = 77
+LINEUP = ["easy", "normal", "hard", "shark"]
+
+
+class TurnRecorder(Game):
+    """A reference game that also records where every rolled turn ends."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.turn_ends: list[tuple[int, int, int]] = []  # (seat, k-th rolled turn, space)
+        self._rolled = [0] * self.rules.players
+
+    def _turn(self, seat: int) -> None:
+        skipped = self.skip[seat]
+        super()._turn(seat)
+        if not skipped:
+            self._rolled[seat] += 1
+            self.turn_ends.append((seat, self._rolled[seat], self.position[seat]))
+
+
+def play_game(game: int, seed: int) -> TurnRecorder:
+    """Game ``game``: the lineup rotated by game % 4 (seat s holds LINEUP[(s - r) % 4])."""
+    r = game % len(LINEUP)
+    bots = [LINEUP[(s - r) % len(LINEUP)] for s in range(len(LINEUP))]
+    strategies = [InOneGame(make_bot(b), seed, game) for b in bots]
+    played = TurnRecorder(Rules(), strategies, SeededChance(seed, game))
+    played.bots = bots
+    played.play()
+    return played
+
+
+def spells_of(played: TurnRecorder, game: int) -> list[dict]:
+    """Ownership spells of every bar in one game, from its event log."""
+    owner = [-1] * R.N_BARS
+    level = [0] * R.N_BARS
+    open_spell: dict[int, dict] = {}
+    done = []
+
+    def close(bar: int, how: str, proceeds: int, round_: int) -> None:
+        spell = open_spell.pop(bar)
+        spell.update(end=how, end_round=round_, proceeds=proceeds)
+        done.append(spell)
+
+    for e in played.events:
+        b = e.bar
+        if e.kind in ("buy", "takeover"):
+            seat = e.seat
+            first = R.district_of(b) * R.BARS_PER_DISTRICT
+            district = range(first, first + R.BARS_PER_DISTRICT)
+            rival_full = e.kind == "takeover" and all(owner[x] == owner[b] for x in district)
+            if e.kind == "takeover":
+                close(b, "taken", e.amount, e.round)
+            owner[b] = seat
+            open_spell[b] = {
+                "game": game, "seat": seat, "bot": played.bots[seat], "bar": b,
+                "bar_name": R.BAR_NAMES[b], "district": R.DISTRICT_NAMES[R.district_of(b)],
+                "how": e.kind, "round": e.round, "cost": e.amount, "level_at_start": level[b],
+                "value_at_start": R.bar_value(b, level[b]), "upgrades": 0, "tabs": 0,
+                "completes_district": all(owner[x] == seat for x in district),
+                "breaks_full_district": rival_full,
+            }
+        elif e.kind == "upgrade":
+            level[b] += 1
+            open_spell[b]["upgrades"] += e.amount
+        elif e.kind == "keg":
+            level[b] += 1
+        elif e.kind in ("pay", "broke") and b >= 0 and e.to == owner[b]:
+            open_spell[b]["tabs"] += e.amount
+        elif e.kind == "sale":
+            close(b, "sold", e.amount, e.round)
+            owner[b], level[b] = -1, 0
+    for b in list(open_spell):
+        close(b, "end", R.bar_value(b, level[b]), played.rules.rounds + 1)
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    counts = np.zeros((64, R.N_SPACES), dtype=np.int64)  # [k-th rolled turn, space]
+    spells = []
+    for game in range(args.games):
+        played = play_game(game, args.seed)
+        for _, k, space in played.turn_ends:
+            counts[k, space] += 1
+        spells.extend(spells_of(played, game))
+    turns = np.flatnonzero(counts.sum(axis=1))
+    landings = pd.DataFrame([
+        {"turn": int(k), "space": s, "name": R.SPACE_NAMES[s], "count": int(counts[k, s]),
+         "exact": float(np.linalg.matrix_power(odds.TURN, int(k))[R.PAYDAY, s])}
+        for k in turns for s in range(R.N_SPACES)])
+    landings.to_csv(args.out / "landings.csv", index=False)
+    spells = pd.DataFrame(spells)
+    spells["invested"] = spells["cost"] + spells["upgrades"]
+    spells["tabs_per_coin"] = spells["tabs"] / spells["invested"]
+    spells["paid_back"] = spells["tabs"] >= spells["cost"]
+    spells.to_csv(args.out / "spells.csv", index=False)
+
+    bought = spells[spells["how"] == "buy"]
+    bars = (bought.groupby(["bar", "bar_name", "district"])
+            .agg(spells=("tabs", "size"), mean_tabs=("tabs", "mean"),
+                 tabs_per_coin=("tabs_per_coin", "mean"), paid_back=("paid_back", "mean"),
+                 mean_round=("round", "mean")).reset_index())
+    bars.to_csv(args.out / "bars.csv", index=False)
+    taken = spells[spells["how"] == "takeover"].copy()
+    taken["premium"] = taken["cost"] - taken["value_at_start"]
+    taken["net"] = taken["tabs"] - taken["premium"]
+    takeovers = (taken.groupby(["round", "completes_district", "breaks_full_district"])
+                 .agg(takeovers=("net", "size"), mean_premium=("premium", "mean"),
+                      mean_tabs_after=("tabs", "mean"), mean_net=("net", "mean"),
+                      share_paying=("net", lambda x: float((x > 0).mean()))).reset_index())
+    takeovers.to_csv(args.out / "takeovers.csv", index=False)
+    plot(args.out, landings, bought, taken)
+    print(bars.round(3).to_string(index=False))
+    return 0
+
+
+def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.DataFrame) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    per_space = landings.groupby("space").agg(count=("count", "sum"))
+    weights = landings.pivot(index="turn", columns="space", values="count").sum(axis=1)
+    exact = (landings.pivot(index="turn", columns="space", values="exact")
+             .mul(weights, axis=0).sum(axis=0) / weights.sum())
+    fig, ax = plt.subplots(figsize=(10, 4))
+    x = np.arange(R.N_SPACES)
+    ax.bar(x - 0.2, per_space["count"] / per_space["count"].sum(), width=0.4, label="games")
+    ax.bar(x + 0.2, exact, width=0.4, label="exact Markov chain")
+    ax.set_xticks(x, R.SPACE_NAMES, rotation=60, ha="right")
+    ax.set_ylabel("share of rolled turns ending here")
+    ax.legend()
+    ax.set_title("Where turns end")
+    fig.savefig(out / "landing_frequency.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+    grid = bought.pivot_table(index="bar_name", columns="round", values="tabs_per_coin",
+                              aggfunc="mean").reindex(list(R.BAR_NAMES))
+    fig, ax = plt.subplots(figsize=(9, 5))
+    im = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
+    ax.set_yticks(range(len(grid)), grid.index)
+    ax.set_xticks(range(len(grid.columns)), grid.columns)
+    ax.set_xlabel("round of purchase")
+    ax.set_title("Tabs earned per coin invested, by bar and round of purchase")
+    fig.colorbar(im)
+    fig.savefig(out / "payback.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for label, rows in (("completes a district", taken[taken["completes_district"]]),
+                        ("breaks a full district", taken[taken["breaks_full_district"]]),
+                        ("other", taken[~taken["completes_district"]
+                                        & ~taken["breaks_full_district"]])):
+        if len(rows):
+            by_round = rows.groupby("round")["net"].mean()
+            ax.plot(by_round.index, by_round.values, marker="o", label=label)
+    ax.axhline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("round of the takeover")
+    ax.set_ylabel("tabs earned after - premium paid (coins)")
+    ax.legend()
+    ax.set_title("When takeovers pay (premium = cost - value, which goes to the rival)")
+    fig.savefig(out / "takeovers.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
