@@ -7,11 +7,11 @@ every bar from purchase to the end:
 
 - ``landings.csv``: where each rolled turn ends, by the player's turn number (1st, 2nd, ...) and
   space; compared in the notebook with the exact Markov chain of ``barbaron.odds``;
-- ``spells.csv``: one row per ownership spell of a bar (bought or taken over, until the end, a
-  forced sale or a takeover): cost, upgrades paid, tabs earned, and for takeovers whether they
-  completed a district or broke a rival's full one;
-- ``bars.csv`` and ``takeovers.csv``: the summaries; plots ``landing_frequency.png``,
-  ``payback.png``, ``takeovers.png``.
+- ``spells.parquet`` (raw, not committed): one row per ownership spell of a bar (bought or taken
+  over, until the end, a forced sale or a takeover): cost, upgrades paid, tabs earned, and for
+  takeovers whether they completed a district or broke a rival's full one;
+- the summaries ``bars.csv``, ``districts.csv``, ``payback_by_round.csv``, ``takeovers.csv``;
+  plots ``landing_frequency.png``, ``payback.png``, ``takeovers.png``.
 
     python -m experiments.game_rewards                  # 20,000 games
     python -m experiments.game_rewards --games 200 --out /tmp/rewards
@@ -136,14 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     spells["invested"] = spells["cost"] + spells["upgrades"]
     spells["tabs_per_coin"] = spells["tabs"] / spells["invested"]
     spells["paid_back"] = spells["tabs"] >= spells["cost"]
-    spells.to_csv(args.out / "spells.csv", index=False)
+    spells.to_parquet(args.out / "spells.parquet", index=False)
 
     bought = spells[spells["how"] == "buy"]
-    bars = (bought.groupby(["bar", "bar_name", "district"])
-            .agg(spells=("tabs", "size"), mean_tabs=("tabs", "mean"),
-                 tabs_per_coin=("tabs_per_coin", "mean"), paid_back=("paid_back", "mean"),
-                 mean_round=("round", "mean")).reset_index())
+    summary = {"purchases": ("tabs", "size"), "mean_tabs": ("tabs", "mean"),
+               "tabs_per_coin": ("tabs_per_coin", "mean"), "paid_back": ("paid_back", "mean")}
+    bars = bought.groupby(["bar", "bar_name", "district"]).agg(
+        **summary, mean_round=("round", "mean")).reset_index()
     bars.to_csv(args.out / "bars.csv", index=False)
+    bought.groupby("district", sort=False).agg(**summary).reset_index().to_csv(
+        args.out / "districts.csv", index=False)
+    bought.groupby(["bar", "bar_name", "round"]).agg(**summary).reset_index().to_csv(
+        args.out / "payback_by_round.csv", index=False)
     taken = spells[spells["how"] == "takeover"].copy()
     taken["premium"] = taken["cost"] - taken["value_at_start"]
     taken["net"] = taken["tabs"] - taken["premium"]

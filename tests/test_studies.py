@@ -30,7 +30,7 @@ def test_studies_write_their_tables(tiny_results):
     assert {"even_bonus", "even_ci_low", "fair_at_100", "seat1_needs"} <= set(even.columns)
     ones = pd.read_csv(tiny_results / "homie_ladder" / "one_vs_three.csv")
     assert len(ones) == 5 * 4
-    spells = pd.read_csv(tiny_results / "game_rewards" / "spells.csv")
+    spells = pd.read_parquet(tiny_results / "game_rewards" / "spells.parquet")
     assert (spells["tabs"] >= 0).all() and set(spells["how"]) <= {"buy", "takeover"}
     landings = pd.read_csv(tiny_results / "game_rewards" / "landings.csv")
     assert landings.groupby("turn")["exact"].sum().round(9).eq(1).all()
