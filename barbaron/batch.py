@@ -29,7 +29,15 @@ from barbaron import rules as R
 from barbaron import streams
 from barbaron.reference import IllegalDecision
 from barbaron.rules import Rules
-from barbaron.strategy import BUY, TAKEOVER, UPGRADE, BatchView, Strategy
+from barbaron.strategy import (
+    BUY,
+    TAKEOVER,
+    UPGRADE,
+    BatchView,
+    Strategy,
+    checked_answer,
+    describe,
+)
 
 NO_DECISION = -1  # pending decision of a game whose landing opened none
 
@@ -279,18 +287,13 @@ def _view(
 
 def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) -> np.ndarray:
     """The strategy's upgrade choices, each -1 or a bar the rules allow (R16)."""
-    choice = np.asarray(strategy.upgrade(view, games))
-    if choice.shape != games.shape or choice.dtype.kind not in "iu":
-        raise IllegalDecision(
-            f"{strategy!r}.upgrade must return {games.size} integers, got "
-            f"shape {choice.shape} of {choice.dtype}"
-        )
+    choice = checked_answer(strategy, "upgrade", strategy.upgrade(view, games), games.size)
     bad = _first_illegal_upgrade(
         view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
     )
     if bad >= 0:
         raise IllegalDecision(
-            f"{strategy!r} in seat {view.seat} chose to upgrade bar "
+            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar "
             f"{int(choice[bad])} in game {int(view.game[games[bad]])}, which "
             "it may not (not its own, at Draught Tap, or unaffordable)"
         )
@@ -301,13 +304,7 @@ def _checked_answers(
     strategy: Strategy, name: str, view: BatchView, games: np.ndarray, bars: np.ndarray
 ) -> np.ndarray:
     """The strategy's yes/no answers to a buy or takeover question, one bool per game."""
-    answer = np.asarray(getattr(strategy, name)(view, games, bars))
-    if answer.shape != games.shape or answer.dtype != bool:
-        raise IllegalDecision(
-            f"{strategy!r}.{name} must return {games.size} booleans, got "
-            f"shape {answer.shape} of {answer.dtype}"
-        )
-    return answer
+    return checked_answer(strategy, name, getattr(strategy, name)(view, games, bars), games.size)
 
 
 # --- kernels -------------------------------------------------------------------------------

@@ -15,10 +15,11 @@ from barbaron.commands import (
     add_run_options,
     rules_of,
 )
-from barbaron.reference import format_log
+from barbaron.reference import IllegalDecision, format_log
 from barbaron.registry import REGISTRY, BotSpecError, make_bot
 from barbaron.rules import Rules
 from barbaron.scenario import ScenarioError, load_scenario, play_scenario
+from barbaron.streams import MAX_INDEX
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,8 +123,8 @@ def _replay_seeded(args: argparse.Namespace) -> int:
 
     if args.seed is None or args.game is None or args.bots is None:
         raise UsageError("a seeded replay needs all of --seed S --game G --bots A B [C D]")
-    if args.seed < 0 or args.game < 0:
-        raise UsageError("--seed and --game must be whole numbers >= 0")
+    if not (0 <= args.seed < MAX_INDEX and 0 <= args.game < MAX_INDEX):
+        raise UsageError("--seed and --game must be whole numbers from 0 to 2**63 - 1")
     strategies = _bots(args.bots)
     rules = rules_of(args, len(strategies))
     outcome, events = replay_game(rules, strategies, args.seed, args.game)
@@ -447,6 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except (UsageError, ScenarioError, BotSpecError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except IllegalDecision as e:  # a bot broke the strategy contract: a bug in that bot
+        print(f"error: illegal decision: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

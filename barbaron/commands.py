@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from barbaron import plots
 from barbaron.harness import SHARE_SCALE, Arm, Job, Totals, UnitResult
-from barbaron.registry import BotSpecError, make_bot
+from barbaron.registry import BotSpecError, make_bot, split_spec, with_param
 from barbaron.results import ResultsError, RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
@@ -360,7 +360,14 @@ def compare(args: argparse.Namespace) -> int:
             )
         except ValueError as e:
             raise UsageError(str(e)) from None
-    job = make_job(args, arms, games=args.max_games)
+    rotations = len(field) + 1 if args.rotate else 1
+    games = args.max_games - args.max_games % rotations  # a maximum: whole deals only
+    if games < 1:
+        raise UsageError(
+            f"--max-games must be at least {rotations} (one deal in every "
+            f"rotation), got {args.max_games}"
+        )
+    job = make_job(args, arms, games=games)
     folder = open_folder(args, job, "compare")
     scale = 2 * SHARE_SCALE * job.rotations  # score = 1/2 + (new - base) / 2 per deal
     paired = {"sum": 0, "sq": 0, "deals": 0}
@@ -388,9 +395,6 @@ def compare(args: argparse.Namespace) -> int:
             )
         return bool(sprt.decision(llr))
 
-    for unit in folder.done_units():  # a resumed run: replay the paired sums in unit order
-        tallies = folder.load_tallies(unit)
-        on_unit(UnitResult(unit, np.zeros(len(tallies[0].seat_share)), [], tallies), [])
     outcome = run_job(args, job, folder, on_unit=on_unit)
     est = score()
     diff = Estimate(2 * est.mean - 1, 2 * est.se, est.deals)  # new minus base win share
@@ -405,8 +409,12 @@ def compare(args: argparse.Namespace) -> int:
         "arms": arms_summary,
         "difference": {"win_share": diff.mean, "win_share_ci": list(diff.ci), "deals": diff.deals},
     }
-    print(f"NEW  {args.new}: win share {arms_summary[0]['bots'][0]['win_share']:.4f}")
-    print(f"BASE {args.base}: win share {arms_summary[1]['bots'][0]['win_share']:.4f}")
+    for label, spec, total in (
+        ("NEW ", args.new, outcome.totals[0]),
+        ("BASE", args.base, outcome.totals[1]),
+    ):
+        own = total.position_estimate(0)  # its own seat, even if the field plays it too
+        print(f"{label} {spec}: win share {own.mean:.4f}, 95% interval {_ci(list(own.ci))}")
     print(
         f"difference NEW - BASE: {diff.mean:+.4f}, 95% interval {_ci(list(diff.ci))} "
         f"(paired over {diff.deals:,} deals, field: {', '.join(field)})"
@@ -475,7 +483,7 @@ def seats(args: argparse.Namespace) -> int:
     if not 2 <= len(bots) <= 4:
         raise UsageError(f"--bots takes 1 bot (with --players) or 2 to 4 bots; got {len(bots)}")
     check_bots(bots)
-    bonuses = parse_range(args.bonus, "--bonus")
+    bonuses = sorted(set(parse_range(args.bonus, "--bonus")))
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), rules_of(args, players, seat_bonus=b)) for b in bonuses]
     identical = len(set(bots)) == 1  # every rotation is the same game: play each deal once
@@ -557,9 +565,8 @@ def sweep(args: argparse.Namespace) -> int:
     if not eq or not name:
         raise UsageError(f"--param must look like NAME=START:STOP:STEP, got {args.param!r}")
     values = parse_range(values_text, "--param")
-    field = field_of(args, args.bot.split(":")[0])
-    joiner = "," if ":" in args.bot else ":"
-    specs = [f"{args.bot}{joiner}{name}={v}" for v in values]
+    field = field_of(args, split_spec(args.bot)[0])
+    specs = [with_param(args.bot, name, v) for v in values]
     check_bots(specs + field)
     rules = rules_of(args, len(field) + 1)
     arms = [

@@ -24,6 +24,7 @@ from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, estimate, seat_balance
 from barbaron.strategy import Strategy
+from barbaron.streams import MAX_INDEX
 
 SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
 FIXED = 1 << 32  # fixed-point scale for worth shares, so that their sums are exact integers
@@ -70,8 +71,8 @@ class Job:
             raise ValueError("every lineup of a job must have the same number of players")
         if self.games < 1:
             raise ValueError(f"--games must be at least 1, got {self.games}")
-        if self.seed < 0:
-            raise ValueError(f"--seed must be a whole number >= 0, got {self.seed}")
+        if not 0 <= self.seed < MAX_INDEX:
+            raise ValueError(f"--seed must be a whole number from 0 to 2**63 - 1, got {self.seed}")
         if self.games % self.rotations:
             lower = self.games // self.rotations * self.rotations
             raise ValueError(

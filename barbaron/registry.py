@@ -130,11 +130,28 @@ def _load_class(spec: str, where: str, name: str) -> type:
     return cls
 
 
+def split_spec(spec: str) -> tuple[str, str]:
+    """(the bot, its parameter text): ``'normal:cushion=5'`` -> ``('normal', 'cushion=5')``,
+    ``'my.py:Bot:x=1'`` -> ``('my.py:Bot', 'x=1')``."""
+    head, _, rest = spec.partition(":")
+    if head.endswith(".py") or "/" in head or "." in head:  # a plugin: FILE:Class[:params]
+        name, _, params = rest.partition(":")
+        return f"{head}:{name}", params
+    return head, rest
+
+
+def with_param(spec: str, key: str, value: object) -> str:
+    """``spec`` with one more parameter (or a new value for it)."""
+    bot, params = split_spec(spec)
+    kept = [p for p in params.split(",") if p and p.partition("=")[0].strip() != key]
+    return f"{bot}:{','.join([*kept, f'{key}={value}'])}"
+
+
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
-    head, _, rest = spec.partition(":")
-    if head.endswith(".py") or "/" in head or "." in head:
-        name, _, param_text = rest.partition(":")
+    bot, param_text = split_spec(spec)
+    head, _, name = bot.partition(":")
+    if name or head.endswith(".py") or "/" in head or "." in head:
         if not name:
             raise BotSpecError(
                 f"bot {spec!r}: a plugin is FILE.py:ClassName or package.module:ClassName"
@@ -147,7 +164,7 @@ def make_bot(spec: str) -> Strategy:
                 f"unknown bot {head!r} (known: {', '.join(sorted(REGISTRY))}; "
                 "or a plugin FILE.py:ClassName)"
             )
-        cls, param_text = entry.cls, rest
+        cls = entry.cls
     params = _params(spec, param_text)
     accepted = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
     unknown = sorted(set(params) - set(accepted))

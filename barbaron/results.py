@@ -132,13 +132,20 @@ class RunFolder:
     def __init__(
         self, out: str | Path, job: Job, command: str, *, force: bool = False, resume: bool = False
     ) -> None:
-        self.out = Path(out)
+        self.out = Path(out).resolve()  # so that "a/.." never names a parent to replace
+        if self.out.parent == self.out or not self.out.name:
+            raise ResultsError(f"--out {out!r} names no folder to create")
         self.partial = self.out.with_name(self.out.name + ".partial")
         self.job, self.force = job, force
         self.record = job_record(job)
         if self.out.exists() and not force:
             raise ResultsError(
                 f"{self.out} exists: choose another --out or add --force to replace it"
+            )
+        if self.out.exists() and not (self.out / "manifest.json").is_file():
+            raise ResultsError(
+                f"{self.out} exists and is not a barbaron results folder (no "
+                "manifest.json): --force replaces only results folders"
             )
         if self.partial.exists():
             if resume:
@@ -152,7 +159,10 @@ class RunFolder:
                 )
         elif resume:
             raise ResultsError(f"nothing to resume: {self.partial} does not exist")
-        (self.partial / "shards").mkdir(parents=True, exist_ok=True)
+        try:
+            (self.partial / "shards").mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ResultsError(f"cannot create {self.partial}: {e.strerror or e}") from None
         self.manifest = (
             self._read_manifest()
             if resume

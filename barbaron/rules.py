@@ -152,6 +152,9 @@ def liquidation_order(bars: list[int], levels: list[int]) -> list[int]:
 
 
 # --- Rules of one game (R4, R5) ---------------------------------------------------------------
+MAX_START_COINS = 1_000_000
+
+
 @dataclass(frozen=True)
 class Rules:
     """The table of one game: players, rounds, start coins and the per-seat bonus (R4, R5)."""
@@ -177,6 +180,8 @@ class Rules:
                     f"rules: {name} must be a non-negative multiple of 5 (coins come in 5s, R9), "
                     f"got {value}"
                 )
+            if value > MAX_START_COINS:  # the array engines keep coins in 32 bits
+                raise ValueError(f"rules: {name} must be at most {MAX_START_COINS:,}, got {value}")
 
     def seat_start_coins(self, seat: int) -> int:
         """Coins seat ``seat`` starts with (R4)."""

@@ -32,15 +32,21 @@ def execute(
 ) -> RunOutcome:
     """Play the job's units not yet in ``folder``, writing each as it finishes.
 
-    ``on_unit`` sees every new unit with the totals so far and returns True to stop early
-    (units always finish in order, so the games played are deals 0..k of every arm).
+    ``on_unit`` sees every unit in order (those of an interrupted run first, replayed from
+    their tallies) with the totals so far, and returns True to stop early; the games played
+    are then deals 0..k of every arm.
     """
     totals = new_totals(job)
     done = folder.done_units()
+    stopped = False
     for unit in done:
-        for total, tally in zip(totals, folder.load_tallies(unit), strict=True):
+        tallies = folder.load_tallies(unit)
+        for total, tally in zip(totals, tallies, strict=True):
             total.add(tally)
-    todo = [u for u in range(job.units) if u not in set(done)]
+        if on_unit is not None and not stopped:
+            deals = job.unit_deals(unit)
+            stopped = bool(on_unit(UnitResult(unit, deals, [], tallies), totals))
+    todo = [] if stopped else [u for u in range(job.units) if u not in set(done)]
     per_deal = job.rotations * len(job.arms)
     bar = tqdm(
         total=job.deals * per_deal,
@@ -53,7 +59,6 @@ def execute(
         desc="playing",
     )
     start = time.perf_counter()
-    stopped = False
     games_now = 0
     try:
         for result in run_units(job, todo, folder.unit_task()):

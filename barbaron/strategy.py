@@ -21,7 +21,7 @@ import numpy as np
 
 from barbaron import odds, streams
 from barbaron import rules as R
-from barbaron.reference import GameView
+from barbaron.reference import GameView, IllegalDecision
 from barbaron.rules import Rules
 
 UPGRADE, BUY, TAKEOVER = 0, 1, 2  # decision kinds, also the keys of a strategy's random draws
@@ -211,6 +211,28 @@ def _uniforms(seed: int, games: np.ndarray, purpose: int, n: int) -> np.ndarray:
     return out
 
 
+def describe(strategy: object) -> str:
+    """A strategy's class name and parameters, for error messages."""
+    text = repr(strategy)
+    name = type(strategy).__name__
+    return text if text.startswith(name) else f"{name} ({text})"
+
+
+def checked_answer(strategy: object, question: str, answer: object, size: int) -> np.ndarray:
+    """A strategy's answers as an array: ``size`` integers for an upgrade, ``size`` booleans
+    for a buy or takeover question; anything else is a bug in the strategy."""
+    answer = np.asarray(answer)
+    integers = question == "upgrade"
+    ok = answer.dtype.kind in "iu" if integers else answer.dtype == bool
+    if answer.shape != (size,) or not ok:
+        kind = "integers (a bar or -1)" if integers else "booleans"
+        raise IllegalDecision(
+            f"{describe(strategy)}.{question} must return {size} {kind} as an "
+            f"array, got shape {answer.shape} of {answer.dtype}"
+        )
+    return answer
+
+
 class Strategy:
     """Base class of batch strategies: by default never upgrade, buy or take over."""
 
@@ -260,16 +282,20 @@ class InOneGame:
     _ONE = np.zeros(1, dtype=np.int64)
 
     def upgrade(self, view: GameView) -> int | None:
-        bar = int(self.strategy.upgrade(self._view(view, UPGRADE), self._ONE)[0])
+        answer = self.strategy.upgrade(self._view(view, UPGRADE), self._ONE)
+        bar = int(checked_answer(self.strategy, "upgrade", answer, 1)[0])
         return None if bar == -1 else bar
 
     def buy(self, view: GameView, bar: int) -> bool:
-        bars = np.array([bar], dtype=np.int8)
-        return bool(self.strategy.buy(self._view(view, BUY), self._ONE, bars)[0])
+        return self._yes_no("buy", view, BUY, bar)
 
     def takeover(self, view: GameView, bar: int) -> bool:
+        return self._yes_no("takeover", view, TAKEOVER, bar)
+
+    def _yes_no(self, question: str, view: GameView, decision: int, bar: int) -> bool:
         bars = np.array([bar], dtype=np.int8)
-        return bool(self.strategy.takeover(self._view(view, TAKEOVER), self._ONE, bars)[0])
+        answer = getattr(self.strategy, question)(self._view(view, decision), self._ONE, bars)
+        return bool(checked_answer(self.strategy, question, answer, 1)[0])
 
 
 class Mixed(Strategy):
@@ -288,10 +314,12 @@ class Mixed(Strategy):
     def _ask(self, games: np.ndarray, ask, dtype) -> np.ndarray:
         out = np.empty(games.size, dtype=dtype)
         who = self.which[games]
+        question = "upgrade" if dtype is np.int8 else "buy or takeover"
         for k in range(len(self.strategies)):
             mine = np.flatnonzero(who == k)
             if mine.size:
-                out[mine] = ask(self.strategies[k], mine)
+                strategy = self.strategies[k]
+                out[mine] = checked_answer(strategy, question, ask(strategy, mine), mine.size)
         return out
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:

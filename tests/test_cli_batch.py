@@ -61,7 +61,7 @@ def test_seeded_replay_check_and_log(capsys):
     "argv, message",
     [
         (["--seed", "1", "--game", "2"], "needs all of --seed S --game G --bots"),
-        (["--seed", "-1", "--game", "2", "--bots", "threshold", "threshold"], ">= 0"),
+        (["--seed", "-1", "--game", "2", "--bots", "threshold", "threshold"], "from 0 to 2**63"),
         (["--seed", "1", "--game", "2", "--bots", "threshold"], "2 to 4 bot specs"),
         (["--seed", "1", "--game", "2", "--bots", *["threshold"] * 5], "2 to 4 bot specs"),
         (["--seed", "1", "--game", "2", "--bots", "threshold", "nobot"], "unknown bot 'nobot'"),

@@ -256,7 +256,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
         (["--bots", "hard", "normal:cushin=3"], "unknown parameter 'cushin'"),
         (["--bots", "hard", "normal", "--games", "0"], "--games must be at least 1"),
         (["--bots", "hard", "normal", "--games", "7"], "not a multiple of the 2 rotations"),
-        (["--bots", "hard", "normal", "--seed", "-1"], "--seed must be a whole number >= 0"),
+        (["--bots", "hard", "normal", "--seed", "-1"], "--seed must be a whole number from 0"),
         (["--bots", "hard", "normal", "--rounds", "0"], "rounds must be between 1 and 1000"),
         (["--bots", "hard", "normal", "--start-coins", "-5"], "--start-coins must be"),
         (["--bots", "hard", "normal", "--players", "3"], "unrecognized arguments: --players"),
@@ -380,3 +380,155 @@ def test_chi_square_tail_matches_known_values():
     assert chi2_sf(3.841458821, 1) == pytest.approx(0.05, abs=1e-6)
     assert chi2_sf(5.991464547, 2) == pytest.approx(0.05, abs=1e-6)
     assert chi2_sf(0.0, 3) == 1.0
+
+
+def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys, monkeypatch):
+    keep = tmp_path / "keep"
+    (keep / "sub").mkdir(parents=True)
+    (keep / "precious.txt").write_text("mine")
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    for out, message in (
+        (keep / "sub" / "..", "not a barbaron results folder"),
+        (a_file / "x", "cannot create"),
+        (keep, "not a barbaron results folder"),
+    ):
+        status, _, err = run(
+            capsys,
+            "play",
+            "--bots",
+            "easy",
+            "easy",
+            "--games",
+            "20",
+            "--out",
+            out,
+            "--force",
+            "--quiet",
+        )
+        assert status == 2 and message in err and len(err.splitlines()) == 1, err
+    assert (keep / "precious.txt").read_text() == "mine"
+    monkeypatch.chdir(keep)
+    status, _, err = run(capsys, "play", "--bots", "easy", "easy", "--out", ".", "--force")
+    assert status == 2 and "not a barbaron results folder" in err
+
+
+def test_huge_seeds_and_coins_are_refused(tmp_path, capsys):
+    for argv, message in (
+        (["--seed", str(2**64)], "from 0 to 2**63 - 1"),
+        (["--start-coins", "3000000000"], "at most 1,000,000"),
+    ):
+        status, _, err = run(
+            capsys, "play", "--bots", "easy", "easy", *argv, "--out", tmp_path / "x", "--quiet"
+        )
+        assert status == 2 and message in err, err
+    status, _, err = run(
+        capsys, "replay", "--seed", str(2**63), "--game", "1", "--bots", "easy", "easy"
+    )
+    assert status == 2 and "from 0 to 2**63 - 1" in err
+
+
+def test_a_plugin_answering_the_wrong_type_gets_one_line(tmp_path, capsys):
+    plugin = tmp_path / "wrong.py"
+    plugin.write_text(
+        "import numpy as np\n"
+        "from barbaron.strategy import Strategy\n"
+        "class Sloppy(Strategy):\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return np.ones(games.size, dtype=np.int8)\n"
+    )
+    status, _, err = run(
+        capsys,
+        "play",
+        "--bots",
+        f"{plugin}:Sloppy",
+        "easy",
+        "--games",
+        "20",
+        "--out",
+        tmp_path / "x",
+        "--quiet",
+        "--workers",
+        "1",
+    )
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "Sloppy" in err and "must return" in err and "booleans" in err
+    status, _, err = run(
+        capsys, "replay", "--seed", "1", "--game", "0", "--bots", f"{plugin}:Sloppy", "easy"
+    )
+    assert status == 2 and "Sloppy" in err
+
+
+def test_sweep_of_a_plugin_bot(tmp_path, capsys):
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(
+        "from bots.threshold import ThresholdBot\n"
+        "class Mine(ThresholdBot):\n"
+        "    def __init__(self, buy=0):\n"
+        "        super().__init__(buy=buy, takeover=None, upgrade=0)\n"
+    )
+    out = tmp_path / "sweep"
+    status, _, err = run(
+        capsys,
+        "sweep",
+        "--bot",
+        f"{plugin}:Mine",
+        "--param",
+        "buy=0,300",
+        "--games",
+        "400",
+        "--out",
+        out,
+        "--quiet",
+    )
+    assert status == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert [p["bot"] for p in summary["points"]] == [
+        f"{plugin}:Mine:buy=0",
+        f"{plugin}:Mine:buy=300",
+    ]
+    assert summary["field"] == [f"{plugin}:Mine"] * 3
+
+
+def test_a_resumed_run_replays_its_units_through_the_stopping_rule(tmp_path):
+    job = Job(
+        arms=(Arm("play", ("easy", "normal"), Rules(players=2)),),
+        games=4000,
+        seed=1,
+        batch_size=500,
+    )
+
+    def interrupt(result, totals):
+        if result.unit == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        execute(job, RunFolder(tmp_path / "r", job, "play"), quiet=True, on_unit=interrupt)
+    seen = []
+
+    def stop_at_first(result, totals):
+        seen.append(result.unit)
+        return True
+
+    outcome = execute(
+        job, RunFolder(tmp_path / "r", job, "play", resume=True), quiet=True, on_unit=stop_at_first
+    )
+    assert seen == [0] and outcome.games_now == 0 and outcome.stopped_early
+
+
+def test_compare_rounds_its_maximum_to_whole_deals(tmp_path, capsys):
+    status, stdout, err = run(
+        capsys,
+        "compare",
+        "hard",
+        "normal",
+        "--players",
+        "3",
+        "--max-games",
+        "1000",
+        "--out",
+        tmp_path / "c",
+        "--quiet",
+    )
+    assert status == 0, err
+    assert json.loads((tmp_path / "c" / "summary.json").read_text())["games"] == 999

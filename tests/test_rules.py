@@ -127,3 +127,10 @@ def test_rules_defaults_and_seat_coins():
 def test_rules_from_dict_names_an_unknown_key():
     with pytest.raises(ValueError, match="unknown key 'player'"):
         Rules.from_dict({"player": 3})
+
+
+def test_rules_cap_the_start_coins_so_coins_fit_32_bits():
+    with pytest.raises(ValueError, match="at most 1,000,000"):
+        Rules(start_coins=2_000_000)
+    with pytest.raises(ValueError, match="at most 1,000,000"):
+        Rules(seat_bonus=1_000_005)
