@@ -10,12 +10,14 @@ the strategies' decisions between them, asked for all open games at once:
    -> the strategy answers buy and takeover questions;
 3. ``_finish_turn``: the answers take effect.
 
-The kernels are compiled with numba: a plain numpy version of part of the rules measured about
-80,000 games/s, short of the 120,000 needed (see the notes of the batch engine issue). They loop
-over games in compiled code; state and strategy interface stay numpy arrays. The money formulas
-come from ``barbaron.rules`` as lookup tables, and the random streams from ``barbaron.streams``,
-the same code the reference engine uses. The reference engine is the specification; this engine
-is tested against it game for game.
+The kernels are compiled with numba. Several rules are sequential within a game (forced sales
+lowest value first, R12; payments one player at a time, each with its own forced sales, R13;
+card moves that land on a bar again), which numpy would have to loop over in small groups; the
+kernels keep the reference engine's control flow for them. They loop over games in compiled
+code; state and strategy interface stay numpy arrays. The money formulas come from
+``barbaron.rules`` as lookup tables, and the random streams from ``barbaron.streams``, the same
+code the reference engine uses. The reference engine is the specification; this engine is
+tested against it game for game.
 """
 
 from __future__ import annotations
