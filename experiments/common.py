@@ -10,8 +10,15 @@ from barbaron.cli import main as barbaron
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(command: str, argv: list[str], out: Path, *, workers: int, force: bool = False,
-        quiet: bool = True) -> dict:
+def run(
+    command: str,
+    argv: list[str],
+    out: Path,
+    *,
+    workers: int,
+    force: bool = False,
+    quiet: bool = True,
+) -> dict:
     """``barbaron COMMAND ARGV --out OUT`` unless OUT already holds a finished run (or
     ``force``); return its summary.json."""
     if force or not (out / "summary.json").exists():

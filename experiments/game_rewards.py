@@ -89,10 +89,19 @@ def spells_of(played: TurnRecorder, game: int) -> list[dict]:
                 close(b, "taken", e.amount, e.round)
             owner[b] = seat
             open_spell[b] = {
-                "game": game, "seat": seat, "bot": played.bots[seat], "bar": b,
-                "bar_name": R.BAR_NAMES[b], "district": R.DISTRICT_NAMES[R.district_of(b)],
-                "how": e.kind, "round": e.round, "cost": e.amount, "level_at_start": level[b],
-                "value_at_start": R.bar_value(b, level[b]), "upgrades": 0, "tabs": 0,
+                "game": game,
+                "seat": seat,
+                "bot": played.bots[seat],
+                "bar": b,
+                "bar_name": R.BAR_NAMES[b],
+                "district": R.DISTRICT_NAMES[R.district_of(b)],
+                "how": e.kind,
+                "round": e.round,
+                "cost": e.amount,
+                "level_at_start": level[b],
+                "value_at_start": R.bar_value(b, level[b]),
+                "upgrades": 0,
+                "tabs": 0,
                 "completes_district": all(owner[x] == seat for x in district),
                 "breaks_full_district": rival_full,
             }
@@ -127,10 +136,19 @@ def main(argv: list[str] | None = None) -> int:
             counts[k, space] += 1
         spells.extend(spells_of(played, game))
     turns = np.flatnonzero(counts.sum(axis=1))
-    landings = pd.DataFrame([
-        {"turn": int(k), "space": s, "name": R.SPACE_NAMES[s], "count": int(counts[k, s]),
-         "exact": float(np.linalg.matrix_power(odds.TURN, int(k))[R.PAYDAY, s])}
-        for k in turns for s in range(R.N_SPACES)])
+    landings = pd.DataFrame(
+        [
+            {
+                "turn": int(k),
+                "space": s,
+                "name": R.SPACE_NAMES[s],
+                "count": int(counts[k, s]),
+                "exact": float(np.linalg.matrix_power(odds.TURN, int(k))[R.PAYDAY, s]),
+            }
+            for k in turns
+            for s in range(R.N_SPACES)
+        ]
+    )
     landings.to_csv(args.out / "landings.csv", index=False)
     spells = pd.DataFrame(spells)
     spells["invested"] = spells["cost"] + spells["upgrades"]
@@ -139,22 +157,38 @@ def main(argv: list[str] | None = None) -> int:
     spells.to_parquet(args.out / "spells.parquet", index=False)
 
     bought = spells[spells["how"] == "buy"]
-    summary = {"purchases": ("tabs", "size"), "mean_tabs": ("tabs", "mean"),
-               "tabs_per_coin": ("tabs_per_coin", "mean"), "paid_back": ("paid_back", "mean")}
-    bars = bought.groupby(["bar", "bar_name", "district"]).agg(
-        **summary, mean_round=("round", "mean")).reset_index()
+    summary = {
+        "purchases": ("tabs", "size"),
+        "mean_tabs": ("tabs", "mean"),
+        "tabs_per_coin": ("tabs_per_coin", "mean"),
+        "paid_back": ("paid_back", "mean"),
+    }
+    bars = (
+        bought.groupby(["bar", "bar_name", "district"])
+        .agg(**summary, mean_round=("round", "mean"))
+        .reset_index()
+    )
     bars.to_csv(args.out / "bars.csv", index=False)
     bought.groupby("district", sort=False).agg(**summary).reset_index().to_csv(
-        args.out / "districts.csv", index=False)
+        args.out / "districts.csv", index=False
+    )
     bought.groupby(["bar", "bar_name", "round"]).agg(**summary).reset_index().to_csv(
-        args.out / "payback_by_round.csv", index=False)
+        args.out / "payback_by_round.csv", index=False
+    )
     taken = spells[spells["how"] == "takeover"].copy()
     taken["premium"] = taken["cost"] - taken["value_at_start"]
     taken["net"] = taken["tabs"] - taken["premium"]
-    takeovers = (taken.groupby(["round", "completes_district", "breaks_full_district"])
-                 .agg(takeovers=("net", "size"), mean_premium=("premium", "mean"),
-                      mean_tabs_after=("tabs", "mean"), mean_net=("net", "mean"),
-                      share_paying=("net", lambda x: float((x > 0).mean()))).reset_index())
+    takeovers = (
+        taken.groupby(["round", "completes_district", "breaks_full_district"])
+        .agg(
+            takeovers=("net", "size"),
+            mean_premium=("premium", "mean"),
+            mean_tabs_after=("tabs", "mean"),
+            mean_net=("net", "mean"),
+            share_paying=("net", lambda x: float((x > 0).mean())),
+        )
+        .reset_index()
+    )
     takeovers.to_csv(args.out / "takeovers.csv", index=False)
     plot(args.out, landings, bought, taken)
     print(bars.round(3).to_string(index=False))
@@ -169,8 +203,12 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
 
     per_space = landings.groupby("space").agg(count=("count", "sum"))
     weights = landings.pivot(index="turn", columns="space", values="count").sum(axis=1)
-    exact = (landings.pivot(index="turn", columns="space", values="exact")
-             .mul(weights, axis=0).sum(axis=0) / weights.sum())
+    exact = (
+        landings.pivot(index="turn", columns="space", values="exact")
+        .mul(weights, axis=0)
+        .sum(axis=0)
+        / weights.sum()
+    )
     fig, ax = plt.subplots(figsize=(10, 4))
     x = np.arange(R.N_SPACES)
     ax.bar(x - 0.2, per_space["count"] / per_space["count"].sum(), width=0.4, label="games")
@@ -182,8 +220,9 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
     fig.savefig(out / "landing_frequency.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
 
-    grid = bought.pivot_table(index="bar_name", columns="round", values="tabs_per_coin",
-                              aggfunc="mean").reindex(list(R.BAR_NAMES))
+    grid = bought.pivot_table(
+        index="bar_name", columns="round", values="tabs_per_coin", aggfunc="mean"
+    ).reindex(list(R.BAR_NAMES))
     fig, ax = plt.subplots(figsize=(9, 5))
     im = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
     ax.set_yticks(range(len(grid)), grid.index)
@@ -195,10 +234,11 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(8, 4))
-    for label, rows in (("completes a district", taken[taken["completes_district"]]),
-                        ("breaks a full district", taken[taken["breaks_full_district"]]),
-                        ("other", taken[~taken["completes_district"]
-                                        & ~taken["breaks_full_district"]])):
+    for label, rows in (
+        ("completes a district", taken[taken["completes_district"]]),
+        ("breaks a full district", taken[taken["breaks_full_district"]]),
+        ("other", taken[~taken["completes_district"] & ~taken["breaks_full_district"]]),
+    ):
         if len(rows):
             by_round = rows.groupby("round")["net"].mean()
             ax.plot(by_round.index, by_round.values, marker="o", label=label)

@@ -59,8 +59,9 @@ def folder_name(text: str) -> str:
 def play(bots: list[str], games: int, args: argparse.Namespace, name: str) -> dict:
     games -= games % len(bots)
     argv = ["--bots", *bots, "--games", str(games), "--seed", str(args.seed)]
-    return run("play", argv, args.out / "runs" / folder_name(name), workers=args.workers,
-               force=args.force)
+    return run(
+        "play", argv, args.out / "runs" / folder_name(name), workers=args.workers, force=args.force
+    )
 
 
 def matrix(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -69,27 +70,66 @@ def matrix(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
         s = play([a, b], args.games, args, f"pair-{a}-{b}")
         for bot, other in ((a, b), (b, a)):
             share, low, high = lone_share(s, bot)
-            pairs.append({"bot": bot, "opponent": other, "win_share": share, "ci_low": low,
-                          "ci_high": high, "games": s["games"]})
+            pairs.append(
+                {
+                    "bot": bot,
+                    "opponent": other,
+                    "win_share": share,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "games": s["games"],
+                }
+            )
     for a, b in itertools.permutations(BOTS, 2):
         s = play([a, b, b, b], args.games, args, f"1v3-{a}-{b}")
         share, low, high = lone_share(s, a)
-        ones.append({"bot": a, "field": b, "win_share": share, "ci_low": low, "ci_high": high,
-                     "games": s["games"]})
+        ones.append(
+            {
+                "bot": a,
+                "field": b,
+                "win_share": share,
+                "ci_low": low,
+                "ci_high": high,
+                "games": s["games"],
+            }
+        )
     return pd.DataFrame(pairs), pd.DataFrame(ones)
 
 
 def sweeps(args: argparse.Namespace) -> pd.DataFrame:
     rows = []
     for bot, param, values in SWEEPS:
-        argv = ["--bot", bot, "--param", f"{param}={values}", "--field", bot,
-                "--games", str(args.sweep_games), "--seed", str(args.seed)]
-        s = run("sweep", argv, args.out / "runs" / f"sweep-{bot}-{param}",
-                workers=args.workers, force=args.force)
+        argv = [
+            "--bot",
+            bot,
+            "--param",
+            f"{param}={values}",
+            "--field",
+            bot,
+            "--games",
+            str(args.sweep_games),
+            "--seed",
+            str(args.seed),
+        ]
+        s = run(
+            "sweep",
+            argv,
+            args.out / "runs" / f"sweep-{bot}-{param}",
+            workers=args.workers,
+            force=args.force,
+        )
         for p in s["points"]:
-            rows.append({"bot": bot, "param": param, "value": p["value"],
-                         "win_share": p["win_share"], "ci_low": p["win_share_ci"][0],
-                         "ci_high": p["win_share_ci"][1], "games": s["games"]})
+            rows.append(
+                {
+                    "bot": bot,
+                    "param": param,
+                    "value": p["value"],
+                    "win_share": p["win_share"],
+                    "ci_low": p["win_share_ci"][0],
+                    "ci_high": p["win_share_ci"][1],
+                    "games": s["games"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -99,13 +139,29 @@ def tune(args: argparse.Namespace) -> tuple[pd.DataFrame, str, str]:
     for easy in EASY_GRID:  # Normal against three of this Easy
         s = play(["normal", easy, easy, easy], args.sweep_games, args, f"tune-{easy}")
         share, low, high = lone_share(s, "normal")
-        rows.append({"level": "easy", "setting": easy, "table": f"normal + 3 {easy}",
-                     "win_share": share, "ci_low": low, "ci_high": high})
+        rows.append(
+            {
+                "level": "easy",
+                "setting": easy,
+                "table": f"normal + 3 {easy}",
+                "win_share": share,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     for hard in HARD_GRID:  # this Hard against three Normals
         s = play([hard, "normal", "normal", "normal"], args.sweep_games, args, f"tune-{hard}")
         share, low, high = lone_share(s, hard)
-        rows.append({"level": "hard", "setting": hard, "table": f"{hard} + 3 normal",
-                     "win_share": share, "ci_low": low, "ci_high": high})
+        rows.append(
+            {
+                "level": "hard",
+                "setting": hard,
+                "table": f"{hard} + 3 normal",
+                "win_share": share,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     tuning = pd.DataFrame(rows)
     tuning["distance"] = (tuning["win_share"] - TARGET).abs()
     best = tuning.loc[tuning.groupby("level")["distance"].idxmin()].set_index("level")
@@ -114,21 +170,39 @@ def tune(args: argparse.Namespace) -> tuple[pd.DataFrame, str, str]:
 
 def recommended(args: argparse.Namespace, easy: str, hard: str) -> tuple[dict, pd.DataFrame]:
     normal = "normal"
-    tables = [("Normal + 3 Easy", normal, easy), ("Hard + 3 Normal", hard, normal),
-              ("Hard + 3 Easy", hard, easy)]
+    tables = [
+        ("Normal + 3 Easy", normal, easy),
+        ("Hard + 3 Normal", hard, normal),
+        ("Hard + 3 Easy", hard, easy),
+    ]
     rows = []
     for label, one, three in tables:
         s = play([one, three, three, three], args.games, args, f"recommended-{one}-{three}")
         share, low, high = lone_share(s, one)
-        rows.append({"table": label, "one": one, "three": three, "win_share": share,
-                     "ci_low": low, "ci_high": high, "games": s["games"],
-                     "meets_target": bool(abs(share - TARGET) <= TOLERANCE)
-                     if label != "Hard + 3 Easy" else bool(low > TARGET)})
+        rows.append(
+            {
+                "table": label,
+                "one": one,
+                "three": three,
+                "win_share": share,
+                "ci_low": low,
+                "ci_high": high,
+                "games": s["games"],
+                "meets_target": bool(abs(share - TARGET) <= TOLERANCE)
+                if label != "Hard + 3 Easy"
+                else bool(low > TARGET),
+            }
+        )
     table = pd.DataFrame(rows)
-    record = {"target": f"each level wins {TARGET:.0%} +- {TOLERANCE:.0%} against three of the "
-                        "level below; Hard against three Easy above that",
-              "easy": easy, "normal": normal, "hard": hard,
-              "met": bool(table["meets_target"].all()), "tables": rows}
+    record = {
+        "target": f"each level wins {TARGET:.0%} +- {TOLERANCE:.0%} against three of the "
+        "level below; Hard against three Easy above that",
+        "easy": easy,
+        "normal": normal,
+        "hard": hard,
+        "met": bool(table["meets_target"].all()),
+        "tables": rows,
+    }
     return record, table
 
 
@@ -168,8 +242,13 @@ def plot_all(out: Path, ones: pd.DataFrame, sweep: pd.DataFrame, rec: pd.DataFra
 
     fig, ax = plt.subplots(figsize=(7, 3.5))
     y = np.arange(len(rec))
-    ax.errorbar(rec["win_share"], y, xerr=[rec["win_share"] - rec["ci_low"],
-                                           rec["ci_high"] - rec["win_share"]], fmt="o", capsize=4)
+    ax.errorbar(
+        rec["win_share"],
+        y,
+        xerr=[rec["win_share"] - rec["ci_low"], rec["ci_high"] - rec["win_share"]],
+        fmt="o",
+        capsize=4,
+    )
     ax.axvspan(TARGET - TOLERANCE, TARGET + TOLERANCE, color="green", alpha=0.15, label="target")
     ax.axvline(0.25, color="grey", linestyle="--", linewidth=1, label="fair share")
     ax.set_yticks(y, rec["table"])
@@ -182,10 +261,18 @@ def plot_all(out: Path, ones: pd.DataFrame, sweep: pd.DataFrame, rec: pd.DataFra
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200_000,
-                        help="games per matrix table and recommended table (default 200,000)")
-    parser.add_argument("--sweep-games", type=int, default=40_000,
-                        help="games per sweep point and tuning point (default 40,000)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=200_000,
+        help="games per matrix table and recommended table (default 200,000)",
+    )
+    parser.add_argument(
+        "--sweep-games",
+        type=int,
+        default=40_000,
+        help="games per sweep point and tuning point (default 40,000)",
+    )
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_ladder")
@@ -205,8 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "recommended.json").write_text(json.dumps(record, indent=2) + "\n")
     plot_all(args.out, ones, sweep, rec)
     print(ones.pivot(index="bot", columns="field", values="win_share").round(4).to_string())
-    print(rec[["table", "one", "three", "win_share", "ci_low", "ci_high", "meets_target"]]
-          .to_string(index=False))
+    print(
+        rec[["table", "one", "three", "win_share", "ci_low", "ci_high", "meets_target"]].to_string(
+            index=False
+        )
+    )
     return 0
 
 

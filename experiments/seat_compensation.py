@@ -45,8 +45,9 @@ def run_table(name: str, bots: list[str], args: argparse.Namespace) -> dict:
     if len(set(bots)) > 1:  # mixed tables play every rotation: whole deals only
         games = args.mixed_games - args.mixed_games % len(bots)
     argv = ["--bots", *bots, "--bonus", BONUSES, "--games", str(games), "--seed", str(args.seed)]
-    return run("seats", argv, args.out / name, workers=args.workers, force=args.force,
-               quiet=args.quiet)
+    return run(
+        "seats", argv, args.out / name, workers=args.workers, force=args.force, quiet=args.quiet
+    )
 
 
 def seat_needs(points: list[dict], players: int) -> list[float]:
@@ -61,17 +62,29 @@ def seat_needs(points: list[dict], players: int) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1_000_000,
-                        help="games per bonus point, same level in every seat (default 1e6)")
-    parser.add_argument("--mixed-games", type=int, default=None,
-                        help="games per bonus point for mixed tables (default: --games)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=1_000_000,
+        help="games per bonus point, same level in every seat (default 1e6)",
+    )
+    parser.add_argument(
+        "--mixed-games",
+        type=int,
+        default=None,
+        help="games per bonus point for mixed tables (default: --games)",
+    )
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "seat_compensation")
     parser.add_argument("--force", action="store_true", help="replay tables already finished")
     parser.add_argument("--quiet", action="store_true")
-    parser.add_argument("--tables", help="only these tables, comma-separated (default: all: "
-                                         + ", ".join(name for name, _ in TABLES) + ")")
+    parser.add_argument(
+        "--tables",
+        help="only these tables, comma-separated (default: all: "
+        + ", ".join(name for name, _ in TABLES)
+        + ")",
+    )
     args = parser.parse_args(argv)
     chosen = args.tables.split(",") if args.tables else [name for name, _ in TABLES]
     unknown = sorted(set(chosen) - {name for name, _ in TABLES})
@@ -89,30 +102,55 @@ def main(argv: list[str] | None = None) -> int:
         points = summary["points"]
         for p in points:
             for s in p["seats"]:
-                seats_rows.append({
-                    "table": name, "players": players, "bots": " ".join(bots),
-                    "seat_bonus": p["seat_bonus"], "seat": s["seat"],
-                    "win_share": s["win_share"], "ci_low": s["win_share_ci"][0],
-                    "ci_high": s["win_share_ci"][1], "balance_p": p["seat_balance"]["p_value"],
-                    "games": summary["games"]})
+                seats_rows.append(
+                    {
+                        "table": name,
+                        "players": players,
+                        "bots": " ".join(bots),
+                        "seat_bonus": p["seat_bonus"],
+                        "seat": s["seat"],
+                        "win_share": s["win_share"],
+                        "ci_low": s["win_share_ci"][0],
+                        "ci_high": s["win_share_ci"][1],
+                        "balance_p": p["seat_balance"]["p_value"],
+                        "games": summary["games"],
+                    }
+                )
         at_100 = next(p for p in points if p["seat_bonus"] == 100)
         needs = seat_needs(points, players)
-        even_rows.append({
-            "table": name, "players": players, "bots": " ".join(bots),
-            "games_per_point": summary["games"], "even_bonus": summary["even"]["bonus"],
-            "even_ci_low": summary["even"]["ci"][0], "even_ci_high": summary["even"]["ci"][1],
-            "fair_at_100": bool(at_100["seat_balance"]["balanced"]),
-            "balance_p_at_100": at_100["seat_balance"]["p_value"],
-            "seat0_share_at_100": at_100["seats"][0]["win_share"],
-            "last_seat_share_at_100": at_100["seats"][-1]["win_share"],
-            **{f"seat{s}_needs": needs[s] for s in range(players)},
-        })
+        even_rows.append(
+            {
+                "table": name,
+                "players": players,
+                "bots": " ".join(bots),
+                "games_per_point": summary["games"],
+                "even_bonus": summary["even"]["bonus"],
+                "even_ci_low": summary["even"]["ci"][0],
+                "even_ci_high": summary["even"]["ci"][1],
+                "fair_at_100": bool(at_100["seat_balance"]["balanced"]),
+                "balance_p_at_100": at_100["seat_balance"]["p_value"],
+                "seat0_share_at_100": at_100["seats"][0]["win_share"],
+                "last_seat_share_at_100": at_100["seats"][-1]["win_share"],
+                **{f"seat{s}_needs": needs[s] for s in range(players)},
+            }
+        )
     pd.DataFrame(seats_rows).to_csv(args.out / "seats.csv", index=False)
     even = pd.DataFrame(even_rows)
     even.to_csv(args.out / "even.csv", index=False)
     plot_even(even, args.out / "even_bonus.png")
-    print(even[["table", "games_per_point", "even_bonus", "even_ci_low", "even_ci_high",
-                "fair_at_100", "balance_p_at_100"]].to_string(index=False))
+    print(
+        even[
+            [
+                "table",
+                "games_per_point",
+                "even_bonus",
+                "even_ci_low",
+                "even_ci_high",
+                "fair_at_100",
+                "balance_p_at_100",
+            ]
+        ].to_string(index=False)
+    )
     return 0
 
 
@@ -129,8 +167,9 @@ def plot_even(even: pd.DataFrame, path: Path) -> None:
     low = mid - even["even_ci_low"].to_numpy(dtype=float)
     high = even["even_ci_high"].to_numpy(dtype=float) - mid
     ok = ~np.isnan(mid)
-    ax.errorbar(mid[ok], y[ok], xerr=[np.nan_to_num(low[ok]), np.nan_to_num(high[ok])],
-                fmt="o", capsize=4)
+    ax.errorbar(
+        mid[ok], y[ok], xerr=[np.nan_to_num(low[ok]), np.nan_to_num(high[ok])], fmt="o", capsize=4
+    )
     ax.axvline(100, color="grey", linestyle="--", label="the rules: 100 per seat")
     ax.set_yticks(y, even["table"])
     ax.set_xlabel("seat bonus at which the seats come out even (95% interval)")
