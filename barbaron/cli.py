@@ -13,10 +13,13 @@ from barbaron.commands import (
     add_field_options,
     add_rules_options,
     add_run_options,
+    build_bots,
+    lineup_bots,
     rules_of,
 )
+from barbaron.harness import DEFAULT_BATCH_SIZE
 from barbaron.reference import IllegalDecision, format_log
-from barbaron.registry import REGISTRY, BotSpecError, make_bot
+from barbaron.registry import REGISTRY, BotSpecError
 from barbaron.rules import Rules
 from barbaron.scenario import ScenarioError, load_scenario, play_scenario
 from barbaron.streams import MAX_INDEX
@@ -27,15 +30,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
-
-
-def _bots(specs: list[str]) -> list:
-    if not 2 <= len(specs) <= 4:
-        raise UsageError(f"--bots takes 2 to 4 bot specs, one per seat; got {len(specs)}")
-    try:
-        return [make_bot(spec) for spec in specs]
-    except BotSpecError as e:
-        raise UsageError(str(e)) from None
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -125,7 +119,7 @@ def _replay_seeded(args: argparse.Namespace) -> int:
         raise UsageError("a seeded replay needs all of --seed S --game G --bots A B [C D]")
     if not (0 <= args.seed < MAX_INDEX and 0 <= args.game < MAX_INDEX):
         raise UsageError("--seed and --game must be whole numbers from 0 to 2**63 - 1")
-    strategies = _bots(args.bots)
+    strategies = lineup_bots(args.bots)
     rules = rules_of(args, len(strategies))
     outcome, events = replay_game(rules, strategies, args.seed, args.game)
     if args.log:
@@ -185,7 +179,6 @@ def _list_bots(args: argparse.Namespace) -> int:
     return 0
 
 
-DEFAULT_BATCH = 16384
 BENCH_LINEUPS = {
     "threshold-4p": ["threshold:buy=0,takeover=none,upgrade=0"] * 4,
     "threshold-eager-4p": ["threshold:buy=0,takeover=0,upgrade=0"] * 4,
@@ -209,7 +202,7 @@ def _bench(args: argparse.Namespace) -> int:
     for name in names:
         specs = BENCH_LINEUPS[name]
         rules = Rules(players=len(specs))
-        r = bench_lineup(rules, [make_bot(s) for s in specs], args.games, args.batch_size)
+        r = bench_lineup(rules, build_bots(specs), args.games, args.batch_size)
         print(
             f"{name:<20} {r.games:>9} {r.seconds:>8.2f} {r.games_per_second:>13,.0f} "
             f"{r.peak_mb:>8.0f}"
@@ -428,8 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--batch-size",
         type=int,
-        default=DEFAULT_BATCH,
-        help=f"games per batch (default {DEFAULT_BATCH})",
+        default=DEFAULT_BATCH_SIZE,
+        help=f"games per batch (default {DEFAULT_BATCH_SIZE})",
     )
     bench.add_argument(
         "--lineup",

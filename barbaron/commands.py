@@ -16,12 +16,13 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from barbaron import plots
-from barbaron.harness import SHARE_SCALE, Arm, Job, Totals, UnitResult
+from barbaron.harness import DEFAULT_BATCH_SIZE, SHARE_SCALE, Arm, Job, Totals, UnitResult
 from barbaron.registry import BotSpecError, make_bot, split_spec, with_param
 from barbaron.results import ResultsError, RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
 from barbaron.stats import Estimate, Sprt, estimate, zero_crossing
+from barbaron.strategy import Strategy
 
 
 class UsageError(Exception):
@@ -42,7 +43,7 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run_options(
-    parser: argparse.ArgumentParser, *, games: int | None, batch: int = 16384
+    parser: argparse.ArgumentParser, *, games: int | None, batch: int = DEFAULT_BATCH_SIZE
 ) -> None:
     """Options of every command that plays games into a results folder (``games``: the
     default of --games, or None for a command that counts games its own way)."""
@@ -143,13 +144,19 @@ def rules_of(args: argparse.Namespace, players: int, **changes: int) -> Rules:
         ) from None
 
 
-def check_bots(specs: list[str]) -> None:
-    """Build every spec once, so that a bad one fails before any game is played."""
+def build_bots(specs: list[str]) -> list[Strategy]:
+    """Build every spec, so that a bad one fails before any game is played."""
     try:
-        for spec in specs:
-            make_bot(spec)
+        return [make_bot(spec) for spec in specs]
     except BotSpecError as e:
         raise UsageError(str(e)) from None
+
+
+def lineup_bots(specs: list[str]) -> list[Strategy]:
+    """One strategy per seat of a 2- to 4-player table."""
+    if not 2 <= len(specs) <= 4:
+        raise UsageError(f"--bots takes 2 to 4 bot specs, one per seat; got {len(specs)}")
+    return build_bots(specs)
 
 
 def make_job(
@@ -329,9 +336,7 @@ def finish(
 
 # --- play ------------------------------------------------------------------------------------
 def play(args: argparse.Namespace) -> int:
-    if not 2 <= len(args.bots) <= 4:
-        raise UsageError(f"--bots takes 2 to 4 bot specs, one per seat; got {len(args.bots)}")
-    check_bots(args.bots)
+    lineup_bots(args.bots)
     arm = Arm("play", tuple(args.bots), rules_of(args, len(args.bots)))
     job = make_job(args, [arm])
     folder = open_folder(args, job, "play")
@@ -348,7 +353,7 @@ def play(args: argparse.Namespace) -> int:
 # --- compare ---------------------------------------------------------------------------------
 def compare(args: argparse.Namespace) -> int:
     field = field_of(args, "normal")
-    check_bots([args.new, args.base, *field])
+    build_bots([args.new, args.base, *field])
     rules = rules_of(args, len(field) + 1)
     arms = [Arm("new", (args.new, *field), rules), Arm("base", (args.base, *field), rules)]
     sprt = None
@@ -482,7 +487,7 @@ def seats(args: argparse.Namespace) -> int:
         bots = bots * args.players
     if not 2 <= len(bots) <= 4:
         raise UsageError(f"--bots takes 1 bot (with --players) or 2 to 4 bots; got {len(bots)}")
-    check_bots(bots)
+    build_bots(bots)
     bonuses = sorted(set(parse_range(args.bonus, "--bonus")))
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), rules_of(args, players, seat_bonus=b)) for b in bonuses]
@@ -567,7 +572,7 @@ def sweep(args: argparse.Namespace) -> int:
     values = parse_range(values_text, "--param")
     field = field_of(args, split_spec(args.bot)[0])
     specs = [with_param(args.bot, name, v) for v in values]
-    check_bots(specs + field)
+    build_bots(specs + field)
     rules = rules_of(args, len(field) + 1)
     arms = [
         Arm(f"{name}={v}", (spec, *field), rules) for v, spec in zip(values, specs, strict=True)

@@ -27,6 +27,7 @@ from barbaron.strategy import Strategy
 from barbaron.streams import MAX_INDEX
 
 SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
+DEFAULT_BATCH_SIZE = 16384  # games per unit of work: small enough for memory, big for speed
 FIXED = 1 << 32  # fixed-point scale for worth shares, so that their sums are exact integers
 
 
@@ -59,7 +60,7 @@ class Job:
     games: int  # games per arm, rotations included
     seed: int
     rotate: bool = True
-    batch_size: int = 16384  # games per unit of work (rounded to whole deals)
+    batch_size: int = DEFAULT_BATCH_SIZE  # games per unit of work (rounded to whole deals)
     workers: int = 1
     backend: str = "loky"  # "loky" (joblib processes) or "dask"
     scheduler: str | None = None  # dask scheduler address

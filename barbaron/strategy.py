@@ -61,10 +61,6 @@ class BatchView:
         """(k, 12) the tab (R11) a visitor other than the owner pays on each bar now; 0 if free."""
         return _tabs(self.owner, self.level, games)
 
-    def district_holdings_of_owner(self, games: np.ndarray) -> np.ndarray:
-        """(k, 12) how many bars of each bar's district its owner holds (0 for a free bar)."""
-        return _holdings_of_owner(self.owner, games)
-
     def tab_gain_of_upgrade(self, games: np.ndarray) -> np.ndarray:
         """(k, 12) how much each owned bar's tab would rise with one more level (0 at the top
         level or for a free bar)."""
@@ -85,10 +81,6 @@ class BatchView:
     def landing_probabilities(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k, 16) exact odds of ``seat``'s next turn ending on each space (dice and cards)."""
         return odds.TURN[self.position[games, seat]]
-
-    def expected_landings(self, games: np.ndarray, seat: int, turns: int) -> np.ndarray:
-        """(k, 16) expected number of ``seat``'s next ``turns`` turns that end on each space."""
-        return odds.EXPECTED_LANDINGS[min(turns, odds.MAX_TURNS), self.position[games, seat]]
 
     def expected_bar_visits(
         self, games: np.ndarray, seat: int, turns: int | None = None
@@ -141,15 +133,6 @@ def _district_holdings(owner: np.ndarray, games: np.ndarray, seat: int) -> np.nd
         for b in range(R.N_BARS):
             if owner[games[i], b] == seat:
                 out[i, b // R.BARS_PER_DISTRICT] += 1
-    return out
-
-
-@nb.njit(cache=True)
-def _holdings_of_owner(owner: np.ndarray, games: np.ndarray) -> np.ndarray:
-    out = np.empty((games.size, R.N_BARS), dtype=np.int8)
-    for i in range(games.size):
-        for b in range(R.N_BARS):
-            out[i, b] = _held(owner, games[i], b)
     return out
 
 
