@@ -29,19 +29,18 @@ import numpy as np
 
 from barbaron import rules as R
 from barbaron import streams
-from barbaron.reference import IllegalDecision
 from barbaron.rules import Rules
 from barbaron.strategy import (
-    BUY,
-    TAKEOVER,
-    UPGRADE,
     BatchView,
+    Decision,
+    IllegalDecision,
     Strategy,
     checked_answer,
     describe,
 )
 
 NO_DECISION = -1  # pending decision of a game whose landing opened none
+BUY, TAKEOVER = int(Decision.BUY), int(Decision.TAKEOVER)  # the kernels' pending decisions
 
 _PRICE = R.PRICE_TABLE
 _UPGRADE_COST = R.UPGRADE_COST_TABLE
@@ -219,7 +218,7 @@ def play_batch(
             upgrade.fill(-1)
             asked = np.flatnonzero(may_upgrade)
             if asked.size:
-                view = _view(rules, state, seed, seat, slot, UPGRADE)
+                view = _view(rules, state, seed, seat, slot, Decision.UPGRADE)
                 upgrade[asked] = _checked_upgrades(strategy, view, asked)
             _play_turn(
                 seat,
@@ -250,13 +249,11 @@ def play_batch(
                 what = "dice" if short[g] == 1 else "cards"
                 raise ScriptExhausted(g, f"too few {what} (ran out in round {round_number})")
             answer.fill(False)
-            for decision, name in ((BUY, "buy"), (TAKEOVER, "takeover")):
+            for decision in (Decision.BUY, Decision.TAKEOVER):
                 asked = np.flatnonzero(pending == decision)
                 if asked.size:
                     view = _view(rules, state, seed, seat, slot, decision)
-                    answer[asked] = _checked_answers(
-                        strategy, name, view, asked, pending_bar[asked]
-                    )
+                    answer[asked] = _checked_answers(strategy, view, asked, pending_bar[asked])
             _finish_turn(seat, state.coins, state.owner, state.level, pending, pending_bar, answer)
             if coins_trace is not None:
                 coins_trace[:, slot] = state.coins
@@ -264,7 +261,7 @@ def play_batch(
 
 
 def _view(
-    rules: Rules, state: BatchState, seed: int, seat: int, slot: int, decision: int
+    rules: Rules, state: BatchState, seed: int, seat: int, slot: int, decision: Decision
 ) -> BatchView:
     def frozen(a: np.ndarray) -> np.ndarray:
         v = a.view()
@@ -289,7 +286,8 @@ def _view(
 
 def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) -> np.ndarray:
     """The strategy's upgrade choices, each -1 or a bar the rules allow (R16)."""
-    choice = checked_answer(strategy, "upgrade", strategy.upgrade(view, games), games.size)
+    answer = strategy.upgrade(view, games)
+    choice = checked_answer(strategy, Decision.UPGRADE, answer, games.size)
     bad = _first_illegal_upgrade(
         view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
     )
@@ -303,10 +301,11 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
 
 
 def _checked_answers(
-    strategy: Strategy, name: str, view: BatchView, games: np.ndarray, bars: np.ndarray
+    strategy: Strategy, view: BatchView, games: np.ndarray, bars: np.ndarray
 ) -> np.ndarray:
-    """The strategy's yes/no answers to a buy or takeover question, one bool per game."""
-    return checked_answer(strategy, name, getattr(strategy, name)(view, games, bars), games.size)
+    """The strategy's yes/no answers to the view's buy or takeover question, one per game."""
+    answer = getattr(strategy, view.decision.method)(view, games, bars)
+    return checked_answer(strategy, view.decision, answer, games.size)
 
 
 # --- kernels -------------------------------------------------------------------------------

@@ -2,28 +2,24 @@
 
 This is the project's executable specification. It is slow on purpose: each rule is one small
 method that cites its decision in ``RULES-CLARIFIED.md`` (``# Rn``). Randomness (dice and card
-order) comes from a :class:`Chance` object and every decision from the seats' strategies, so a
-game is a pure function of (rules, strategies, chance).
+order) comes from a :class:`Chance` object and every decision from the seats' strategies (the
+same :class:`~barbaron.strategy.Strategy` objects the batch engine plays, asked one game at a
+time), so a game is a pure function of (rules, strategies, chance).
 """
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import numpy as np
-
 from barbaron import rules as R
-from barbaron import streams
 from barbaron.rules import Rules
+from barbaron.strategy import Decision, GameView, IllegalDecision, InOneGame, Strategy
+
+__all__ = ["Game", "GameView", "IllegalDecision", "Outcome", "Event", "format_log", "worths"]
 
 BANK = -1  # the receiver of payments that go to no player
-
-
-class IllegalDecision(RuntimeError):
-    """A strategy chose something the rules do not allow: a bug in that strategy."""
 
 
 class ChanceExhausted(RuntimeError):
@@ -38,53 +34,6 @@ class Chance(Protocol):
 
     def deck_order(self, shuffle: int) -> Sequence[int]:
         """Card indices (R3) in draw order after shuffle number ``shuffle`` (0 = the first)."""
-
-
-@dataclass(frozen=True)
-class GameView:
-    """What a strategy sees when it decides: a read-only snapshot of one game."""
-
-    rules: Rules
-    seat: int  # the deciding seat
-    round: int  # 1-based round number
-    coins: tuple[int, ...]  # per seat
-    position: tuple[int, ...]  # per seat, space index (R1)
-    skip: tuple[bool, ...]  # per seat, True if their next turn slot is skipped (R6)
-    owner: tuple[int, ...]  # per bar (R2), owning seat or -1
-    level: tuple[int, ...]  # per bar, 0 plain, 1 Happy Hour, 2 Draught Tap
-    seed: int | None = None  # the run's seed, where the game belongs to a seeded run
-    game: int | None = None  # the game's global index in that run
-    decision: int = 0  # 0 upgrade, 1 buy, 2 takeover: which question is being asked
-
-    @property
-    def rounds_left(self) -> int:
-        """Rounds still to come after the current one."""
-        return self.rules.rounds - self.round
-
-    @property
-    def slot(self) -> int:
-        """The turn slot being played, 0-based (R5)."""
-        return (self.round - 1) * self.rules.players + self.seat
-
-    def uniform(self, draw: int = 0) -> float:
-        """A float in [0, 1) from the seat's own stream for this decision (seeded games only)."""
-        if self.seed is None or self.game is None:
-            raise ValueError("this game has no random stream for strategies (not a seeded run)")
-        n = streams.bot_draw(self.slot, self.decision, draw)
-        return streams.uniform(self.seed, self.game, streams.BOTS + self.seat, n)
-
-
-class Strategy(Protocol):
-    """A seat's decisions, one game at a time. The engine only asks when the choice is legal."""
-
-    def upgrade(self, view: GameView) -> int | None:
-        """Before the roll (R16): the bar to raise by one level, or None."""
-
-    def buy(self, view: GameView, bar: int) -> bool:
-        """Buy the free ``bar`` the seat stands on (R14)?"""
-
-    def takeover(self, view: GameView, bar: int) -> bool:
-        """Take over ``bar``, whose tab the seat just paid (R15)?"""
 
 
 @dataclass(frozen=True)
@@ -146,6 +95,8 @@ class Game:
     rules: Rules
     strategies: Sequence[Strategy]
     chance: Chance
+    seed: int | None = None  # the run's seed and the game's index in it: the strategies'
+    game: int | None = None  # random draws (view.uniform) come from these; None in scenarios
     events: list[Event] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -154,6 +105,7 @@ class Game:
                 f"{self.rules.players} players need {self.rules.players} strategies, "
                 f"got {len(self.strategies)}"
             )
+        self._seats = [InOneGame(strategy) for strategy in self.strategies]
         players = self.rules.players
         self.coins = [self.rules.seat_start_coins(s) for s in range(players)]  # R4
         self.position = [R.PAYDAY] * players
@@ -248,7 +200,7 @@ class Game:
             self._send_to_curfew(seat, "lands on Curfew")
 
     # --- decisions ----------------------------------------------------------------------------
-    def _view(self, seat: int) -> GameView:
+    def _view(self, seat: int, decision: Decision) -> GameView:
         return GameView(
             rules=self.rules,
             seat=seat,
@@ -258,6 +210,9 @@ class Game:
             skip=tuple(self.skip),
             owner=tuple(self.owner),
             level=tuple(self.level),
+            seed=self.seed,
+            game=self.game,
+            decision=decision,
         )
 
     def _upgradable(self, seat: int) -> list[int]:
@@ -275,16 +230,14 @@ class Game:
         allowed = self._upgradable(seat)
         if not allowed:
             return
-        strategy = self.strategies[seat]
-        bar = strategy.upgrade(self._view(seat))
-        if bar is None:
+        bar = self._seats[seat].answer(self._view(seat, Decision.UPGRADE))
+        if bar == -1:
             return
-        if isinstance(bar, bool) or not isinstance(bar, numbers.Integral) or bar not in allowed:
+        if bar not in allowed:
             raise IllegalDecision(
-                f"{_name(strategy)} in seat {seat} chose to upgrade {bar!r}; "
-                f"allowed: None or one of {allowed}"
+                f"{self._seats[seat]!r} in seat {seat} chose to upgrade bar {bar}; "
+                f"allowed: -1 (none) or one of {allowed}"
             )
-        bar = int(bar)
         cost = R.upgrade_cost(bar)
         self.coins[seat] -= cost
         self.level[bar] += 1
@@ -297,15 +250,8 @@ class Game:
             bar=bar,
         )
 
-    def _decide(self, seat: int, question: str, bar: int) -> bool:
-        strategy = self.strategies[seat]
-        answer = getattr(strategy, question)(self._view(seat), bar)
-        if not isinstance(answer, (bool, np.bool_)):
-            raise IllegalDecision(
-                f"{_name(strategy)} in seat {seat} answered {answer!r} to {question} "
-                f"{R.BAR_NAMES[bar]}; it must answer True or False"
-            )
-        return bool(answer)
+    def _decide(self, seat: int, decision: Decision, bar: int) -> bool:
+        return bool(self._seats[seat].answer(self._view(seat, decision), bar))
 
     # --- bars -------------------------------------------------------------------------------
     def _district_holding(self, seat: int, bar: int) -> int:
@@ -320,7 +266,7 @@ class Game:
             price = R.PRICES[bar]
             if self.coins[seat] < price:
                 self._log(seat, "pass", f"cannot afford {name} (price {price})")
-            elif self._decide(seat, "buy", bar):
+            elif self._decide(seat, Decision.BUY, bar):
                 self.coins[seat] -= price
                 self.owner[bar] = seat
                 self._log(
@@ -347,7 +293,7 @@ class Game:
             cost = R.takeover_cost(value)
             if self.coins[seat] < cost:
                 return
-            if self._decide(seat, "takeover", bar):
+            if self._decide(seat, Decision.TAKEOVER, bar):
                 self.coins[seat] -= cost
                 self.coins[owner] += cost
                 self.owner[bar] = seat
@@ -539,6 +485,3 @@ def format_log(events: Sequence[Event], rounds: int) -> str:
         lines.append(f"{who}{event.text}")
     return "\n".join(lines)
 
-
-def _name(strategy: object) -> str:
-    return type(strategy).__name__

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from barbaron.reference import Event, Game, Outcome
 from barbaron.rules import Rules
-from barbaron.strategy import InOneGame, Strategy
+from barbaron.strategy import Strategy
 from barbaron.streams import SeededChance
 
 
@@ -14,6 +14,5 @@ def replay_game(
     rules: Rules, strategies: Sequence[Strategy], seed: int, game: int
 ) -> tuple[Outcome, list[Event]]:
     """Game ``game`` of a run under ``seed``: the same dice, cards and bot draws as the batch."""
-    seats = [InOneGame(strategy, seed, game) for strategy in strategies]
-    played = Game(rules, seats, SeededChance(seed, game))
+    played = Game(rules, strategies, SeededChance(seed, game), seed=seed, game=game)
     return played.play(), played.events

@@ -12,7 +12,6 @@ import numpy as np
 from barbaron import rules as R
 from barbaron.reference import ChanceExhausted, Event, Game, Outcome
 from barbaron.rules import Rules
-from barbaron.strategy import InOneGame
 from bots.threshold import ThresholdBot
 
 POLICY_KEYS = ("buy", "takeover", "upgrade")
@@ -170,8 +169,7 @@ def _expect(expect: object) -> dict | None:
 
 def play_scenario(scenario: Scenario) -> tuple[Outcome, list[Event]]:
     """Play a scenario on the reference engine: its outcome and its event log."""
-    strategies = [InOneGame(bot, seed=0, game=0) for bot in scenario.policies]
-    game = Game(scenario.rules, strategies, ScriptedChance(scenario.dice, scenario.deck))
+    game = Game(scenario.rules, scenario.policies, ScriptedChance(scenario.dice, scenario.deck))
     try:
         outcome = game.play()
     except ChanceExhausted as e:

@@ -1,30 +1,100 @@
-"""The strategy interface: decisions made for many games at once, from a read-only view.
+"""The strategy contract: one ``Strategy`` class, asked for many games at once from a read-only view.
 
-A strategy is a class with three methods. Each gets the view of the whole batch and ``games``,
-the batch rows where the decision is open for the strategy's seat, and answers one value per row:
+A strategy is a class with three methods, one per :class:`Decision`. Each gets the view of the
+whole batch and ``games``, the batch rows where the decision is open for the strategy's seat,
+and answers one value per row:
 
 - ``upgrade(view, games)``: before the roll, a bar index to raise one level, or -1 (R16);
 - ``buy(view, games, bars)``: buy the free bar the seat stands on? (R14);
 - ``takeover(view, games, bars)``: take over the bar whose tab it just paid? (R15).
 
-The engine asks only where the choice is legal and rejects an illegal answer. A strategy never
-mutates the view. Strategies that randomize draw from :meth:`BatchView.uniform` only, a per-game
-stream, so a game's outcome never depends on its batch or on the order strategies are asked.
+Both engines take the same ``Strategy`` objects: the batch engine asks them directly, the
+reference engine wraps them itself (:class:`InOneGame`), one game at a time. The engine asks only
+where the choice is legal and rejects an illegal answer. A strategy never mutates the view.
+Strategies that randomize draw from :meth:`BatchView.uniform` only, a per-game stream, so a
+game's outcome never depends on its batch or on the order strategies are asked.
+:class:`ScalarStrategy` lets a strategy be written one game at a time, on a :class:`GameView`.
 """
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numba as nb
 import numpy as np
 
 from barbaron import odds, streams
 from barbaron import rules as R
-from barbaron.reference import GameView, IllegalDecision
 from barbaron.rules import Rules
 
-UPGRADE, BUY, TAKEOVER = 0, 1, 2  # decision kinds, also the keys of a strategy's random draws
+
+class IllegalDecision(RuntimeError):
+    """A strategy answered something the rules or the contract do not allow: a bug in it."""
+
+
+class Decision(IntEnum):
+    """The three questions a strategy answers; the value also keys a strategy's random draws."""
+
+    UPGRADE = 0  # R16: which bar to raise one level before the roll, if any
+    BUY = 1  # R14: buy the free bar the seat stands on?
+    TAKEOVER = 2  # R15: take over the bar whose tab the seat just paid?
+
+    @property
+    def method(self) -> str:
+        """The name of the strategy method that answers it: upgrade, buy or takeover."""
+        return self.name.lower()
+
+
+def constructor_parameters(cls: type) -> list[inspect.Parameter]:
+    """The named parameters of ``cls``'s constructor (no self, no *args or **kwargs)."""
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    try:
+        signature = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        return []
+    return [p for p in list(signature.parameters.values())[1:] if p.kind not in variadic]
+
+
+def format_value(value: object) -> str:
+    """A parameter value as a bot spec writes it (``None`` is ``none``)."""
+    return "none" if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class GameView:
+    """What a one-game strategy sees when it decides: a read-only snapshot of one game."""
+
+    rules: Rules
+    seat: int  # the deciding seat
+    round: int  # 1-based round number
+    coins: tuple[int, ...]  # per seat
+    position: tuple[int, ...]  # per seat, space index (R1)
+    skip: tuple[bool, ...]  # per seat, True if their next turn slot is skipped (R6)
+    owner: tuple[int, ...]  # per bar (R2), owning seat or -1
+    level: tuple[int, ...]  # per bar, 0 plain, 1 Happy Hour, 2 Draught Tap
+    seed: int | None = None  # the run's seed, where the game belongs to a seeded run
+    game: int | None = None  # the game's global index in that run
+    decision: Decision = Decision.UPGRADE  # which question is being asked
+
+    @property
+    def rounds_left(self) -> int:
+        """Rounds still to come after the current one."""
+        return self.rules.rounds - self.round
+
+    @property
+    def slot(self) -> int:
+        """The turn slot being played, 0-based (R5)."""
+        return (self.round - 1) * self.rules.players + self.seat
+
+    def uniform(self, draw: int = 0) -> float:
+        """A float in [0, 1) from the seat's own stream for this decision (seeded games only)."""
+        if self.seed is None or self.game is None:
+            raise ValueError("this game has no random stream for strategies (not a seeded run)")
+        n = streams.bot_draw(self.slot, self.decision, draw)
+        return streams.uniform(self.seed, self.game, streams.BOTS + self.seat, n)
 
 
 @dataclass(frozen=True)
@@ -35,7 +105,7 @@ class BatchView:
     seat: int  # the deciding seat
     round: int  # 1-based round number
     slot: int  # turn slot within the game, 0-based: (round - 1) * players + seat
-    decision: int  # UPGRADE, BUY or TAKEOVER
+    decision: Decision  # the question being asked
     seed: int  # the run's seed
     game: np.ndarray  # (n,) int64: global game index of each row (selects its random streams)
     coins: np.ndarray  # (n, players) int32
@@ -54,7 +124,8 @@ class BatchView:
 
         The deciding seat's own roll this turn counts only before it (an upgrade decision).
         """
-        later_this_round = seat > self.seat or (seat == self.seat and self.decision == UPGRADE)
+        own_roll_ahead = seat == self.seat and self.decision is Decision.UPGRADE
+        later_this_round = seat > self.seat or own_roll_ahead
         return self.rounds_left + (1 if later_this_round else 0)
 
     def tabs(self, games: np.ndarray) -> np.ndarray:
@@ -195,29 +266,60 @@ def _uniforms(seed: int, games: np.ndarray, purpose: int, n: int) -> np.ndarray:
 
 
 def describe(strategy: object) -> str:
-    """A strategy's class name and parameters, for error messages."""
+    """A strategy's name and parameters, for error messages."""
     text = repr(strategy)
-    name = type(strategy).__name__
-    return text if text.startswith(name) else f"{name} ({text})"
+    cls = type(strategy)
+    names = [n for n in (cls.__name__, getattr(cls, "registered_name", None)) if n]
+    return text if any(text.startswith(n) for n in names) else f"{cls.__name__} ({text})"
 
 
-def checked_answer(strategy: object, question: str, answer: object, size: int) -> np.ndarray:
+def checked_answer(
+    strategy: object, decision: Decision, answer: object, size: int
+) -> np.ndarray:
     """A strategy's answers as an array: ``size`` integers for an upgrade, ``size`` booleans
     for a buy or takeover question; anything else is a bug in the strategy."""
     answer = np.asarray(answer)
-    integers = question == "upgrade"
+    integers = decision is Decision.UPGRADE
     ok = answer.dtype.kind in "iu" if integers else answer.dtype == bool
     if answer.shape != (size,) or not ok:
         kind = "integers (a bar or -1)" if integers else "booleans"
         raise IllegalDecision(
-            f"{describe(strategy)}.{question} must return {size} {kind} as an "
+            f"{describe(strategy)}.{decision.method} must return {size} {kind} as an "
             f"array, got shape {answer.shape} of {answer.dtype}"
         )
     return answer
 
 
 class Strategy:
-    """Base class of batch strategies: by default never upgrade, buy or take over."""
+    """Base class of strategies: by default never upgrade, buy or take over.
+
+    ``params`` holds the constructor's arguments (defaults filled in) and ``repr`` writes them
+    as a bot spec (``normal:cushion=250,...``), so a subclass needs to write neither.
+    """
+
+    registered_name: str | None = None  # the registry's short name, set by @register
+
+    def __new__(cls, *args: object, **kwargs: object) -> Strategy:
+        self = super().__new__(cls)
+        try:
+            bound = inspect.signature(cls.__init__).bind(self, *args, **kwargs)
+        except TypeError:  # a bad call: __init__ reports it
+            self.params = {}
+            return self
+        bound.apply_defaults()
+        self.params = {
+            p.name: bound.arguments[p.name]
+            for p in constructor_parameters(cls)
+            if p.name in bound.arguments
+        }
+        return self
+
+    def __repr__(self) -> str:
+        head = type(self).__dict__.get("registered_name") or type(self).__name__
+        params = getattr(self, "params", None)
+        if not isinstance(params, dict) or not params:
+            return head
+        return head + ":" + ",".join(f"{k}={format_value(v)}" for k, v in params.items())
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
         """Per row of ``games``: the bar to raise one level before the roll, or -1."""
@@ -232,53 +334,53 @@ class Strategy:
         return np.zeros(games.size, dtype=bool)
 
 
-class InOneGame:
-    """A batch strategy seated in the reference engine: each question becomes a batch of one."""
+_ONE_ROW = np.zeros(1, dtype=np.int64)
 
-    def __init__(self, strategy: Strategy, seed: int, game: int) -> None:
-        self.strategy, self.seed, self.game = strategy, seed, game
+
+def _row(values: tuple, dtype: type) -> np.ndarray:
+    a = np.array([values], dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+def batch_view_of(view: GameView) -> BatchView:
+    """A one-game view as a batch of one row (row 0)."""
+    return BatchView(
+        rules=view.rules,
+        seat=view.seat,
+        round=view.round,
+        decision=view.decision,
+        slot=view.slot,
+        seed=0 if view.seed is None else view.seed,
+        game=np.array([0 if view.game is None else view.game], dtype=np.int64),
+        coins=_row(view.coins, np.int32),
+        position=_row(view.position, np.int8),
+        skip=_row(view.skip, bool),
+        owner=_row(view.owner, np.int8),
+        level=_row(view.level, np.int8),
+    )
+
+
+class InOneGame:
+    """A strategy asked about one game at a time, as the reference engine asks (it wraps its
+    seats' strategies in this itself): each question becomes a batch of one, answers checked."""
+
+    def __init__(self, strategy: Strategy) -> None:
+        self.strategy = strategy
 
     def __repr__(self) -> str:
         return repr(self.strategy)
 
-    def _view(self, view: GameView, decision: int) -> BatchView:
-        def row(values: tuple, dtype: type) -> np.ndarray:
-            a = np.array([values], dtype=dtype)
-            a.flags.writeable = False
-            return a
-
-        return BatchView(
-            rules=view.rules,
-            seat=view.seat,
-            round=view.round,
-            decision=decision,
-            slot=view.slot,
-            seed=self.seed,
-            game=np.array([self.game], dtype=np.int64),
-            coins=row(view.coins, np.int32),
-            position=row(view.position, np.int8),
-            skip=row(view.skip, bool),
-            owner=row(view.owner, np.int8),
-            level=row(view.level, np.int8),
-        )
-
-    _ONE = np.zeros(1, dtype=np.int64)
-
-    def upgrade(self, view: GameView) -> int | None:
-        answer = self.strategy.upgrade(self._view(view, UPGRADE), self._ONE)
-        bar = int(checked_answer(self.strategy, "upgrade", answer, 1)[0])
-        return None if bar == -1 else bar
-
-    def buy(self, view: GameView, bar: int) -> bool:
-        return self._yes_no("buy", view, BUY, bar)
-
-    def takeover(self, view: GameView, bar: int) -> bool:
-        return self._yes_no("takeover", view, TAKEOVER, bar)
-
-    def _yes_no(self, question: str, view: GameView, decision: int, bar: int) -> bool:
-        bars = np.array([bar], dtype=np.int8)
-        answer = getattr(self.strategy, question)(self._view(view, decision), self._ONE, bars)
-        return bool(checked_answer(self.strategy, question, answer, 1)[0])
+    def answer(self, view: GameView, bar: int = -1) -> int | bool:
+        """The answer to ``view.decision``: a bar to upgrade (or -1), or yes/no about ``bar``."""
+        decision = view.decision
+        method = getattr(self.strategy, decision.method)
+        if decision is Decision.UPGRADE:
+            answer = method(batch_view_of(view), _ONE_ROW)
+        else:
+            answer = method(batch_view_of(view), _ONE_ROW, np.array([bar], dtype=np.int8))
+        value = checked_answer(self.strategy, decision, answer, 1)[0]
+        return int(value) if decision is Decision.UPGRADE else bool(value)
 
 
 class Mixed(Strategy):
@@ -294,25 +396,45 @@ class Mixed(Strategy):
     def __repr__(self) -> str:
         return f"Mixed({self.strategies!r})"
 
-    def _ask(self, games: np.ndarray, ask, dtype) -> np.ndarray:
+    def _ask(self, decision: Decision, view: BatchView, games: np.ndarray, *bars: np.ndarray):
+        dtype = np.int64 if decision is Decision.UPGRADE else bool
         out = np.empty(games.size, dtype=dtype)
         who = self.which[games]
-        question = "upgrade" if dtype is np.int8 else "buy or takeover"
-        for k in range(len(self.strategies)):
+        for k, strategy in enumerate(self.strategies):
             mine = np.flatnonzero(who == k)
             if mine.size:
-                strategy = self.strategies[k]
-                out[mine] = checked_answer(strategy, question, ask(strategy, mine), mine.size)
+                method = getattr(strategy, decision.method)
+                answer = method(view, games[mine], *(b[mine] for b in bars))
+                out[mine] = checked_answer(strategy, decision, answer, mine.size)
         return out
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        return self._ask(games, lambda s, m: s.upgrade(view, games[m]), np.int8)
+        return self._ask(Decision.UPGRADE, view, games)
 
     def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._ask(games, lambda s, m: s.buy(view, games[m], bars[m]), bool)
+        return self._ask(Decision.BUY, view, games, bars)
 
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._ask(games, lambda s, m: s.takeover(view, games[m], bars[m]), bool)
+        return self._ask(Decision.TAKEOVER, view, games, bars)
+
+
+def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int | bool:
+    """One game's answer of a :class:`ScalarStrategy`, checked: None or a bar index for an
+    upgrade (-1 for None), a real bool for buy and takeover."""
+    if decision is Decision.UPGRADE:
+        if answer is None:
+            return -1
+        if isinstance(answer, numbers.Integral) and not isinstance(answer, bool | np.bool_):
+            return int(answer)
+        expected = "None or a bar index (an int)"
+    else:
+        if isinstance(answer, bool | np.bool_):
+            return bool(answer)
+        expected = "True or False"
+    raise IllegalDecision(
+        f"{describe(strategy)}.{decision.method}_one answered {answer!r}; it must answer "
+        f"{expected}"
+    )
 
 
 class ScalarStrategy(Strategy):
@@ -321,7 +443,8 @@ class ScalarStrategy(Strategy):
     Override ``upgrade_one``, ``buy_one`` and ``takeover_one``; each gets a :class:`GameView` of
     one game (``game.uniform(draw)`` gives the same random numbers a vectorized version would
     get from ``view.uniform(games, draw)``). Slower than a vectorized strategy: once it works,
-    port each method to arrays (see the README) and test that both give the same games.
+    port each method to arrays (see the README) and test that both give the same games
+    (``barbaron check SPEC --twin SPEC``).
     """
 
     def upgrade_one(self, game: GameView) -> int | None:
@@ -352,24 +475,20 @@ class ScalarStrategy(Strategy):
             decision=view.decision,
         )
 
+    def _each(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None, dtype: type):
+        decision = view.decision
+        method = getattr(self, decision.method + "_one")
+        answers = []
+        for i, g in enumerate(games.tolist()):
+            extra = () if bars is None else (int(bars[i]),)
+            answers.append(_scalar_answer(self, decision, method(self._one(view, g), *extra)))
+        return np.array(answers, dtype=dtype)
+
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        choices = [self.upgrade_one(self._one(view, g)) for g in games.tolist()]
-        return np.array([-1 if c is None else c for c in choices], dtype=np.int8)
+        return self._each(view, games, None, np.int64)
 
     def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return np.array(
-            [
-                self.buy_one(self._one(view, g), b)
-                for g, b in zip(games.tolist(), bars.tolist(), strict=True)
-            ],
-            dtype=bool,
-        )
+        return self._each(view, games, bars, bool)
 
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return np.array(
-            [
-                self.takeover_one(self._one(view, g), b)
-                for g, b in zip(games.tolist(), bars.tolist(), strict=True)
-            ],
-            dtype=bool,
-        )
+        return self._each(view, games, bars, bool)

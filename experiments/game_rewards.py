@@ -31,7 +31,6 @@ from barbaron import rules as R
 from barbaron.reference import Game
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
-from barbaron.strategy import InOneGame
 from barbaron.streams import SeededChance
 from experiments.common import ROOT
 
@@ -59,8 +58,8 @@ def play_game(game: int, seed: int) -> TurnRecorder:
     """Game ``game``: the lineup rotated by game % 4 (seat s holds LINEUP[(s - r) % 4])."""
     r = game % len(LINEUP)
     bots = [LINEUP[(s - r) % len(LINEUP)] for s in range(len(LINEUP))]
-    strategies = [InOneGame(make_bot(b), seed, game) for b in bots]
-    played = TurnRecorder(Rules(), strategies, SeededChance(seed, game))
+    strategies = [make_bot(b) for b in bots]
+    played = TurnRecorder(Rules(), strategies, SeededChance(seed, game), seed=seed, game=game)
     played.bots = bots
     played.play()
     return played

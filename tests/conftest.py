@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from barbaron import rules as R
-from barbaron.reference import GameView
-from barbaron.strategy import Strategy
+from barbaron.strategy import GameView, ScalarStrategy, Strategy
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance"
@@ -29,13 +28,13 @@ class GeneratorChance:
         return [int(c) for c in self.rng.permutation(R.N_CARDS)]
 
 
-class CoinFlipBot:
+class CoinFlipBot(ScalarStrategy):
     """Decides every open choice at random from its own Generator: reaches every rule path."""
 
     def __init__(self, rng: np.random.Generator, p: float = 0.6) -> None:
         self.rng, self.p = rng, p
 
-    def upgrade(self, view: GameView) -> int | None:
+    def upgrade_one(self, view: GameView) -> int | None:
         if self.rng.random() > self.p:
             return None
         options = [
@@ -47,10 +46,10 @@ class CoinFlipBot:
         ]
         return int(self.rng.choice(options))
 
-    def buy(self, view: GameView, bar: int) -> bool:
+    def buy_one(self, view: GameView, bar: int) -> bool:
         return bool(self.rng.random() < self.p)
 
-    def takeover(self, view: GameView, bar: int) -> bool:
+    def takeover_one(self, view: GameView, bar: int) -> bool:
         return bool(self.rng.random() < self.p)
 
 

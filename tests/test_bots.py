@@ -9,7 +9,7 @@ from barbaron import rules as R
 from barbaron.batch import BatchState, play_batch
 from barbaron.registry import REGISTRY, make_bot
 from barbaron.rules import Rules
-from barbaron.strategy import BUY, BatchView, ScalarStrategy
+from barbaron.strategy import BatchView, Decision, ScalarStrategy
 from bots.easy import Easy
 from bots.normal import Normal
 
@@ -90,7 +90,7 @@ def view_of(state, rules, seat=0, round_=1):
         seat=seat,
         round=round_,
         slot=seat,
-        decision=BUY,
+        decision=Decision.BUY,
         seed=0,
         game=state.game,
         coins=state.coins,

@@ -6,12 +6,12 @@ from barbaron import rules as R
 from barbaron.reference import Game, IllegalDecision
 from barbaron.rules import Rules
 from barbaron.scenario import ScriptedChance
-from barbaron.strategy import InOneGame
+from barbaron.strategy import ScalarStrategy
 from bots.threshold import ThresholdBot
 
 
 def threshold(buy, takeover, upgrade):
-    return InOneGame(ThresholdBot(buy, takeover, upgrade), seed=0, game=0)
+    return ThresholdBot(buy, takeover, upgrade)
 
 
 NEVER = threshold(None, None, None)
@@ -113,17 +113,17 @@ def test_upgrades_need_cash_and_stop_at_draught_tap():
     assert game._upgradable(0) == []
 
 
-class Cheater:
+class Cheater(ScalarStrategy):
     def __init__(self, upgrade=None, answer=True):
         self.choice, self.answer = upgrade, answer
 
-    def upgrade(self, view):
+    def upgrade_one(self, view):
         return self.choice
 
-    def buy(self, view, bar):
+    def buy_one(self, view, bar):
         return self.answer
 
-    def takeover(self, view, bar):
+    def takeover_one(self, view, bar):
         return self.answer
 
 
@@ -132,8 +132,8 @@ def test_an_illegal_upgrade_is_reported_as_a_bug_in_the_strategy():
     game.owner[0] = 0
     with pytest.raises(
         IllegalDecision,
-        match=r"Cheater in seat 0 chose to upgrade 5; allowed: "
-        r"None or one of \[0\]",
+        match=r"Cheater:upgrade=5,answer=True in seat 0 chose to upgrade bar 5; allowed: "
+        r"-1 \(none\) or one of \[0\]",
     ):
         game._turn(0)
 
