@@ -7,8 +7,9 @@ import json
 import sys
 from collections.abc import Sequence
 
-from barbaron import __version__, commands
-from barbaron.commands import (
+from barbaron import __version__
+from barbaron.commands import legacy as commands
+from barbaron.commands.legacy import (
     UsageError,
     add_field_options,
     add_rules_options,

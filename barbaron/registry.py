@@ -14,15 +14,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from barbaron.bots.autopilot import Autopilot
+from barbaron.bots.easy import Easy
+from barbaron.bots.greedy import Greedy
+from barbaron.bots.hard import Hard
+from barbaron.bots.miser import Miser
+from barbaron.bots.normal import Normal
+from barbaron.bots.shark import Shark
+from barbaron.bots.threshold import ThresholdBot
 from barbaron.strategy import Strategy
-from bots.autopilot import Autopilot
-from bots.easy import Easy
-from bots.greedy import Greedy
-from bots.hard import Hard
-from bots.miser import Miser
-from bots.normal import Normal
-from bots.shark import Shark
-from bots.threshold import ThresholdBot
 
 
 class BotSpecError(ValueError):

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from barbaron import rules as R
+from barbaron.bots.threshold import ThresholdBot
 from barbaron.reference import ChanceExhausted, Event, Game, Outcome
 from barbaron.rules import Rules
-from bots.threshold import ThresholdBot
 
 POLICY_KEYS = ("buy", "takeover", "upgrade")
 
@@ -180,7 +180,7 @@ def play_scenario(scenario: Scenario) -> tuple[Outcome, list[Event]]:
 def play_scenarios_batch(scenarios: Sequence[Scenario]) -> list[dict]:
     """Play scenarios on the batch engine, one batch per rules; outcomes as ``Outcome.to_dict``."""
     from barbaron.batch import Script, ScriptExhausted, play_batch
-    from bots.threshold import PerGameThreshold
+    from barbaron.bots.threshold import PerGameThreshold
 
     results: list[dict | None] = [None] * len(scenarios)
     groups: dict[Rules, list[int]] = {}

@@ -1,4 +1,4 @@
-"""The strategy contract: one ``Strategy`` class, asked for many games at once from a read-only view.
+"""The strategy contract: one ``Strategy`` class, asked about many games at once.
 
 A strategy is a class with three methods, one per :class:`Decision`. Each gets the view of the
 whole batch and ``games``, the batch rows where the decision is open for the strategy's seat,

@@ -8,10 +8,10 @@ player's money on choices they did not make.
 from __future__ import annotations
 
 import numpy as np
+from barbaron.bots.common import coins
 
 from barbaron import rules as R
 from barbaron.strategy import BatchView, Strategy
-from bots.common import coins
 
 
 class Autopilot(Strategy):

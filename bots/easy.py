@@ -8,9 +8,9 @@ with probability ``buy``; before a roll, upgrade a random affordable bar with pr
 from __future__ import annotations
 
 import numpy as np
+from barbaron.bots.common import coins, random_choice, upgradable
 
 from barbaron.strategy import BatchView, Strategy
-from bots.common import coins, random_choice, upgradable
 
 
 class Easy(Strategy):

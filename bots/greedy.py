@@ -4,7 +4,7 @@ aggression (maximum property and tabs, no cash kept) wins, and how often it ends
 
 from __future__ import annotations
 
-from bots.threshold import ThresholdBot
+from barbaron.bots.threshold import ThresholdBot
 
 
 class Greedy(ThresholdBot):

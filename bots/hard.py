@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from barbaron.bots.common import coins, pick, upgradable
 
 from barbaron import odds
 from barbaron import rules as R
 from barbaron.strategy import BatchView, Strategy
-from bots.common import coins, pick, upgradable
 
 
 def _number(name: str, value: object, low: float) -> float:

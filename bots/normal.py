@@ -10,10 +10,10 @@ completes one of its districts, and only if
 from __future__ import annotations
 
 import numpy as np
+from barbaron.bots.common import coins, dearest, upgradable
 
 from barbaron import rules as R
 from barbaron.strategy import BatchView, Strategy
-from bots.common import coins, dearest, upgradable
 
 
 def _cushion(name: str, value: object) -> int:

@@ -11,7 +11,7 @@ takeovers both cost win share against Hard; see the README for its measured win 
 
 from __future__ import annotations
 
-from bots.hard import Hard
+from barbaron.bots.hard import Hard
 
 
 class Shark(Hard):

@@ -4,6 +4,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from barbaron.bots.threshold import ThresholdBot
 from conftest import CONFORMANCE_FILES, RandomBatchBot
 
 from barbaron.batch import BatchOutcome, play_batch
@@ -11,7 +12,6 @@ from barbaron.replay import replay_game
 from barbaron.rules import Rules
 from barbaron.scenario import load_scenario, play_scenarios_batch
 from barbaron.strategy import Mixed
-from bots.threshold import ThresholdBot
 
 
 def test_batch_engine_passes_the_conformance_suite():

@@ -3,6 +3,8 @@ the strategy helpers agree with the rules and with theory."""
 
 import numpy as np
 import pytest
+from barbaron.bots.easy import Easy
+from barbaron.bots.normal import Normal
 
 from barbaron import odds
 from barbaron import rules as R
@@ -10,8 +12,6 @@ from barbaron.batch import BatchState, play_batch
 from barbaron.registry import REGISTRY, make_bot
 from barbaron.rules import Rules
 from barbaron.strategy import BatchView, Decision, ScalarStrategy
-from bots.easy import Easy
-from bots.normal import Normal
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))

@@ -4,12 +4,12 @@ import json
 
 import numpy as np
 import pytest
+from barbaron.bots.threshold import ThresholdBot
 
 from barbaron.batch import play_batch
 from barbaron.cli import main
 from barbaron.registry import BotSpecError, make_bot, parse_value
 from barbaron.rules import Rules
-from bots.threshold import ThresholdBot
 
 SPECS = ["threshold", "threshold:takeover=0", "threshold:buy=100,upgrade=none", "threshold"]
 
@@ -120,14 +120,14 @@ def test_bench_reports_throughput_and_memory(capsys):
 def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
     plugin = tmp_path / "mybot.py"
     plugin.write_text(
-        "from bots.threshold import ThresholdBot\n"
+        "from barbaron.bots.threshold import ThresholdBot\n"
         "class Careful(ThresholdBot):\n"
         "    def __init__(self, cushion=300):\n"
         "        super().__init__(buy=cushion, takeover=None, upgrade=cushion)\n"
     )
     bot = make_bot(f"{plugin}:Careful:cushion=500")
     assert bot.params == {"buy": 500, "takeover": None, "upgrade": 500}
-    assert isinstance(make_bot("bots.threshold:ThresholdBot:buy=5"), ThresholdBot)
+    assert isinstance(make_bot("barbaron.bots.threshold:ThresholdBot:buy=5"), ThresholdBot)
     with pytest.raises(BotSpecError, match="has no class 'Nope'"):
         make_bot(f"{plugin}:Nope")
     with pytest.raises(BotSpecError, match="no file"):

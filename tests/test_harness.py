@@ -462,7 +462,7 @@ def test_a_plugin_answering_the_wrong_type_gets_one_line(tmp_path, capsys):
 def test_sweep_of_a_plugin_bot(tmp_path, capsys):
     plugin = tmp_path / "mine.py"
     plugin.write_text(
-        "from bots.threshold import ThresholdBot\n"
+        "from barbaron.bots.threshold import ThresholdBot\n"
         "class Mine(ThresholdBot):\n"
         "    def __init__(self, buy=0):\n"
         "        super().__init__(buy=buy, takeover=None, upgrade=0)\n"

@@ -1,13 +1,13 @@
 """Single rules of the reference engine, each on a tiny scripted game."""
 
 import pytest
+from barbaron.bots.threshold import ThresholdBot
 
 from barbaron import rules as R
 from barbaron.reference import Game, IllegalDecision
 from barbaron.rules import Rules
 from barbaron.scenario import ScriptedChance
 from barbaron.strategy import ScalarStrategy
-from bots.threshold import ThresholdBot
 
 
 def threshold(buy, takeover, upgrade):
