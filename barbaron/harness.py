@@ -24,10 +24,9 @@ from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, estimate, seat_balance
 from barbaron.strategy import Strategy
-from barbaron.streams import MAX_INDEX
+from barbaron.config import DEFAULT_BATCH_SIZE, MAX_INDEX
 
 SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
-DEFAULT_BATCH_SIZE = 16384  # games per unit of work: small enough for memory, big for speed
 FIXED = 1 << 32  # fixed-point scale for worth shares, so that their sums are exact integers
 
 

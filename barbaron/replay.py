@@ -1,9 +1,16 @@
-"""Any game of a seeded batch run, replayed alone on the reference engine with its story."""
+"""Any game of a seeded batch run, replayed alone on the reference engine with its story, and
+checked against the batch engine."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
+
+from barbaron.errors import UsageError
 from barbaron.reference import Event, Game, Outcome
 from barbaron.rules import Rules
 from barbaron.strategy import Strategy
@@ -16,3 +23,75 @@ def replay_game(
     """Game ``game`` of a run under ``seed``: the same dice, cards and bot draws as the batch."""
     played = Game(rules, strategies, SeededChance(seed, game), seed=seed, game=game)
     return played.play(), played.events
+
+
+def batch_outcome(rules: Rules, strategies: Sequence[Strategy], seed: int, game: int) -> dict:
+    """The same game played by the batch engine, in the keys of ``Outcome.to_dict``."""
+    from barbaron.batch import play_batch
+
+    out = play_batch(rules, list(strategies), seed, np.array([game]), trace=True)
+    st = out.state
+    return {
+        "coins": st.coins[0].tolist(),
+        "position": st.position[0].tolist(),
+        "owner": st.owner[0].tolist(),
+        "level": st.level[0].tolist(),
+        "worth": out.worth[0].tolist(),
+        "winners": np.flatnonzero(out.winners[0]).tolist(),
+        "trace": out.trace[0].tolist(),
+    }
+
+
+def compare_outcome(expect: dict, got: dict, players: int) -> str:
+    """'' if every expected key matches, else the keys that differ and the first diverging slot."""
+    wrong = [key for key in expect if expect[key] != got[key]]
+    if not wrong:
+        return ""
+    text = "keys " + ", ".join(wrong)
+    trace = expect.get("trace")
+    if trace is not None:
+        for slot, (want, have) in enumerate(zip(trace, got["trace"], strict=False)):
+            if want != have:
+                round_, seat = divmod(slot, players)
+                return (
+                    f"{text}; coins first diverge after turn slot {slot} (round {round_ + 1}, "
+                    f"seat {seat}): expected {want}, got {have}"
+                )
+        if len(trace) != len(got["trace"]):
+            return f"{text}; trace has {len(got['trace'])} slots, expected {len(trace)}"
+    return text
+
+
+@dataclass(frozen=True)
+class RunGame:
+    """Where game ``game`` of a results folder comes from: seed, deal, seats' bots, rules."""
+
+    game: int  # the 'game' column of games.parquet
+    seed: int
+    deal: int  # the stream index of its dice and cards
+    rotation: int
+    bots: tuple[str, ...]  # in seat order
+    rules: dict  # the Rules fields
+
+
+def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGame:
+    """Look up game ``game`` of the results folder ``run_dir`` (lineup ``arm`` of a run with
+    several), from its manifest."""
+    from barbaron.harness import rotated
+
+    try:
+        manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
+        job = manifest["job"]
+        arms = {a["label"]: a for a in job["arms"]}
+        deals, rotations, seed = job["deals"], job["rotations"], job["seed"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{run_dir} is not a results folder with a manifest.json: {e}") from None
+    label = arm or (next(iter(arms)) if len(arms) == 1 else None)
+    if label not in arms:
+        raise UsageError(f"--arm must be one of {', '.join(arms)} for this run")
+    deal, rotation = divmod(game, rotations)
+    if not 0 <= deal < deals:
+        raise UsageError(f"--game must be 0..{deals * rotations - 1} for this run")
+    lineup = tuple(arms[label]["bots"])
+    bots = tuple(lineup[i] for i in rotated(lineup, rotation))
+    return RunGame(game, seed, deal, rotation, bots, dict(arms[label]["rules"]))

@@ -247,6 +247,10 @@ class RunFolder:
             return play_unit
         return functools.partial(play_and_write, shards=self.partial / "shards")
 
+    def shard_files(self) -> list[Path]:
+        """The Parquet shards of the finished units, in unit order."""
+        return [self._shard(u) for u in self.done_units()]
+
     # --- the end ------------------------------------------------------------------------
     def finish(
         self,
@@ -259,7 +263,7 @@ class RunFolder:
     ) -> Path:
         """Join the shards, write summary.json, ``table`` as summary.csv, and the plots, then
         move the folder into place. ``seconds`` and ``games_played`` are this session's."""
-        shards = [self._shard(u) for u in self.done_units()]
+        shards = self.shard_files()
         writer = None
         try:
             for shard in shards:
@@ -292,10 +296,33 @@ class RunFolder:
         return self.out
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    """summary.csv: the command's main table, one row per line, intervals as two columns."""
-    import pandas as pd
+class InMemory:
+    """Where a run without a results folder keeps its games: in memory, as Arrow tables."""
 
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self._tables: list[pa.Table] = []
+
+    def done_units(self) -> list[int]:
+        """None: a run in memory starts from nothing."""
+        return []
+
+    def add(self, result: UnitResult) -> None:
+        """Keep a finished unit's rows."""
+        self._tables.append(rows_table(self.job, result.rows))
+
+    def unit_task(self) -> Callable[..., UnitResult]:
+        """What a worker runs per unit: play it and send the rows back."""
+        return play_unit
+
+    def table(self) -> pa.Table:
+        """Every game played, one row per game and seat, in unit order."""
+        return pa.concat_tables(self._tables)
+
+
+def flat_rows(rows: list[dict]) -> list[dict]:
+    """Table rows with each interval ``X_ci`` as two columns ``X_ci_low``, ``X_ci_high`` and
+    nested values left out: what summary.csv and the results' DataFrames hold."""
     flat = []
     for row in rows:
         out = {}
@@ -305,6 +332,13 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
             elif not isinstance(value, dict | list):
                 out[key] = value
         flat.append(out)
+    return flat
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    """summary.csv: the command's main table, one row per line, intervals as two columns."""
+    import pandas as pd
+
     tmp = path.with_name(path.name + ".tmp")
-    pd.DataFrame(flat).to_csv(tmp, index=False)
+    pd.DataFrame(flat_rows(rows)).to_csv(tmp, index=False)
     os.replace(tmp, path)

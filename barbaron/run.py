@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from barbaron.harness import Job, Totals, UnitResult, new_totals, run_units
-from barbaron.results import RunFolder
+from barbaron.results import InMemory, RunFolder
 
 
 @dataclass
@@ -25,7 +25,7 @@ class RunOutcome:
 
 def execute(
     job: Job,
-    folder: RunFolder,
+    folder: RunFolder | InMemory,
     *,
     quiet: bool = False,
     on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None,

@@ -15,7 +15,6 @@ import numpy as np
 
 from barbaron import rules as R
 
-MAX_INDEX = 2**63  # seeds and game indices are whole numbers in [0, MAX_INDEX)
 DICE = 1  # purpose: the game's dice, n = the roll counter
 DECK = 2  # purpose: card shuffles, n = shuffle * 16 + swap position
 BOTS = 8  # purpose BOTS + seat: what a randomizing strategy in that seat draws

@@ -1,31 +1,27 @@
-"""Helpers the study scripts share: run a barbaron command once, reuse its finished folder."""
+"""Helpers the study scripts share: run a barbaron library function once, reuse its folder."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-
-from barbaron.cli import main as barbaron
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(
-    command: str,
-    argv: list[str],
+    function: Callable,
     out: Path,
     *,
     workers: int,
     force: bool = False,
     quiet: bool = True,
+    **arguments: object,
 ) -> dict:
-    """``barbaron COMMAND ARGV --out OUT`` unless OUT already holds a finished run (or
-    ``force``); return its summary.json."""
+    """``function(**arguments)`` (a ``barbaron.api`` function) into the results folder ``out``,
+    unless ``out`` already holds a finished run (or ``force``); return its summary.json."""
     if force or not (out / "summary.json").exists():
-        full = [command, *argv, "--out", str(out), "--workers", str(workers), "--force"]
-        if quiet:
-            full.append("--quiet")
-        print("$ barbaron " + " ".join(full[:-2] if quiet else full), flush=True)
-        if barbaron(full) != 0:
-            raise SystemExit(f"barbaron {command} failed for {out}")
+        shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+        print(f">>> api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
+        function(**arguments, out=out, workers=workers, force=True, progress=not quiet)
     return json.loads((out / "summary.json").read_text())

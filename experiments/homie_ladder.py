@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from barbaron import api
 from experiments.common import ROOT, run
 
 SEED = 4242
@@ -58,9 +59,15 @@ def folder_name(text: str) -> str:
 
 def play(bots: list[str], games: int, args: argparse.Namespace, name: str) -> dict:
     games -= games % len(bots)
-    argv = ["--bots", *bots, "--games", str(games), "--seed", str(args.seed)]
+    out = args.out / "runs" / folder_name(name)
     return run(
-        "play", argv, args.out / "runs" / folder_name(name), workers=args.workers, force=args.force
+        api.play,
+        out,
+        workers=args.workers,
+        force=args.force,
+        bots=bots,
+        games=games,
+        seed=args.seed,
     )
 
 
@@ -99,24 +106,17 @@ def matrix(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
 def sweeps(args: argparse.Namespace) -> pd.DataFrame:
     rows = []
     for bot, param, values in SWEEPS:
-        argv = [
-            "--bot",
-            bot,
-            "--param",
-            f"{param}={values}",
-            "--field",
-            bot,
-            "--games",
-            str(args.sweep_games),
-            "--seed",
-            str(args.seed),
-        ]
         s = run(
-            "sweep",
-            argv,
+            api.sweep,
             args.out / "runs" / f"sweep-{bot}-{param}",
             workers=args.workers,
             force=args.force,
+            bot=bot,
+            param=param,
+            values=values,
+            field=bot,
+            games=args.sweep_games,
+            seed=args.seed,
         )
         for p in s["points"]:
             rows.append(

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from barbaron import api
 from barbaron.stats import zero_crossing
 from experiments.common import ROOT, run
 
@@ -44,9 +45,16 @@ def run_table(name: str, bots: list[str], args: argparse.Namespace) -> dict:
     games = args.games
     if len(set(bots)) > 1:  # mixed tables play every rotation: whole deals only
         games = args.mixed_games - args.mixed_games % len(bots)
-    argv = ["--bots", *bots, "--bonus", BONUSES, "--games", str(games), "--seed", str(args.seed)]
     return run(
-        "seats", argv, args.out / name, workers=args.workers, force=args.force, quiet=args.quiet
+        api.seats,
+        args.out / name,
+        workers=args.workers,
+        force=args.force,
+        quiet=args.quiet,
+        bots=bots,
+        bonus=BONUSES,
+        games=games,
+        seed=args.seed,
     )
 
 

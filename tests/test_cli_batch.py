@@ -71,7 +71,7 @@ def test_seeded_replay_check_and_log(capsys):
         ),
         (
             ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold:buy=lots"],
-            "buy: a cushion is a whole number >= 0 or None, got 'lots'",
+            "buy must be a whole number of coins >= 0 (or none for never), got 'lots'",
         ),
         (
             ["--seed", "1", "--game", "2", "--bots", "threshold", "threshold", "--rounds", "0"],
@@ -126,7 +126,8 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
         "        super().__init__(buy=cushion, takeover=None, upgrade=cushion)\n"
     )
     bot = make_bot(f"{plugin}:Careful:cushion=500")
-    assert bot.params == {"buy": 500, "takeover": None, "upgrade": 500}
+    assert bot.params == {"cushion": 500} and repr(bot) == "Careful:cushion=500"
+    assert (bot._buy, bot._upgrade) == (500, 500)
     assert isinstance(make_bot("barbaron.bots.threshold:ThresholdBot:buy=5"), ThresholdBot)
     with pytest.raises(BotSpecError, match="has no class 'Nope'"):
         make_bot(f"{plugin}:Nope")

@@ -1,0 +1,175 @@
+"""What several commands share: their common options, turning options into the library's
+keyword arguments, and the tables they print."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+
+from barbaron.config import DEFAULT_BATCH_SIZE
+
+
+# --- options ---------------------------------------------------------------------------------
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """--rounds, --start-coins, --seat-bonus."""
+    group = parser.add_argument_group("rules")
+    group.add_argument("--rounds", type=int, default=10, help="rounds per game (default 10)")
+    group.add_argument(
+        "--start-coins", type=int, default=1000, help="coins of seat 0 at the start (default 1000)"
+    )
+    group.add_argument(
+        "--seat-bonus", type=int, default=100, help="extra start coins per later seat (default 100)"
+    )
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser, *, games: int | None, batch: int = DEFAULT_BATCH_SIZE
+) -> None:
+    """Options of every command that plays games into a results folder (``games``: the
+    default of --games, or None for a command that counts games its own way)."""
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="results folder to create (refused if it exists, unless --force)",
+    )
+    if games is not None:
+        parser.add_argument(
+            "--games",
+            type=int,
+            default=games,
+            help=f"games per lineup, rotations included (default {games:,})",
+        )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the deals (default 0): same seed, same games"
+    )
+    parser.add_argument(
+        "--no-rotate",
+        dest="rotate",
+        action="store_false",
+        help="play the lineup as given instead of every rotation of it",
+    )
+    run = parser.add_argument_group("execution")
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help=f"parallel worker processes (default: all cores, here {os.cpu_count() or 1})",
+    )
+    run.add_argument(
+        "--batch-size",
+        type=int,
+        default=batch,
+        help=f"games per unit of work (default {batch}); results do not depend on it",
+    )
+    run.add_argument(
+        "--backend",
+        choices=("loky", "dask"),
+        default="loky",
+        help="loky: processes on this machine (default); dask: a dask cluster",
+    )
+    run.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --backend dask)",
+    )
+    run.add_argument("--force", action="store_true", help="replace an existing --out folder")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run (OUT.partial) with the same command",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """--field and --players: the seats a compared or swept bot plays against."""
+    parser.add_argument(
+        "--field",
+        nargs="+",
+        metavar="BOT",
+        help=f"the other seats: one spec (repeated) or one per seat (default: {default})",
+    )
+    parser.add_argument(
+        "--players", type=int, default=4, help="table size when --field is one spec (default 4)"
+    )
+
+
+def run_options(args: argparse.Namespace) -> dict:
+    """The library's run options (``barbaron.api.RunOptions``) from the parsed options."""
+    return {
+        "seed": args.seed,
+        "rotate": args.rotate,
+        "rounds": args.rounds,
+        "start_coins": args.start_coins,
+        "seat_bonus": args.seat_bonus,
+        "out": args.out,
+        "force": args.force,
+        "resume": args.resume,
+        "workers": args.workers,
+        "batch_size": args.batch_size,
+        "backend": args.backend,
+        "scheduler": args.scheduler,
+        "progress": not args.quiet,
+    }
+
+
+# --- tables ----------------------------------------------------------------------------------
+def interval(ci: list[float]) -> str:
+    """``[low, high]`` with four decimals."""
+    return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def plus_minus(mean: float, ci: list[float]) -> str:
+    """``mean ±half-width`` with four decimals."""
+    return f"{mean:.4f} ±{(ci[1] - ci[0]) / 2:.4f}"
+
+
+def bot_table(arm: dict) -> str:
+    """The per-bot table: games, win share with interval, mean worth, share of table worth."""
+    width = max(12, *(len(b["bot"]) for b in arm["bots"]))
+    lines = [
+        f"{'bot':<{width}} {'seats':>5} {'games':>10} {'win share':>9} {'95% interval':>18}"
+        f" {'mean worth':>10} {'worth share':>11}"
+    ]
+    for b in arm["bots"]:
+        lines.append(
+            f"{b['bot']:<{width}} {b['seats']:>5} {b['games']:>10,} "
+            f"{b['win_share']:>9.4f} {interval(b['win_share_ci']):>18} "
+            f"{b['mean_worth']:>10.1f} {b['worth_share']:>11.4f}"
+        )
+    return "\n".join(lines)
+
+
+def seat_table(arm: dict) -> str:
+    """The per-seat table and the seat-balance test."""
+    lines = [f"{'seat':<6} {'start':>6} {'win share':>9} {'95% interval':>18} {'mean worth':>10}"]
+    rules = arm["rules"]
+    for s in arm["seats"]:
+        start = rules["start_coins"] + rules["seat_bonus"] * s["seat"]
+        lines.append(
+            f"{s['seat']:<6} {start:>6} {s['win_share']:>9.4f} "
+            f"{interval(s['win_share_ci']):>18} {s['mean_worth']:>10.1f}"
+        )
+    bal = arm["seat_balance"]
+    if math.isnan(bal["p_value"]):
+        lines.append("seat balance: not testable (too few deals, or no variation)")
+    else:
+        verdict = "seats balanced" if bal["balanced"] else "seats NOT balanced"
+        lines.append(
+            f"seat balance: chi2 = {bal['statistic']:.2f} on {bal['dof']} dof, "
+            f"p = {bal['p_value']:.3g} -> {verdict} (5% level)"
+        )
+    return "\n".join(lines)
+
+
+def print_done(result) -> None:
+    """The closing line of a run: games, how many were played now, how fast, where."""
+    rate = result.games_now / max(result.seconds, 1e-9)
+    earlier = result.games_total - result.games_now
+    resumed = f" ({earlier:,} from before the resume)" if earlier > 0 else ""
+    print(
+        f"\n{result.games_total:,} games{resumed}; {result.games_now:,} played now in "
+        f"{result.seconds:.1f} s ({rate:,.0f} games/s) -> {result.out}/"
+    )

@@ -1,0 +1,22 @@
+"""List the registered bots with their parameters and defaults. A bot spec is NAME,
+NAME:key=value,key=value, path/to/file.py:ClassName[:key=value,...] or
+package.module:ClassName[:key=value,...]; 'none' means never. Check your own with
+'barbaron check SPEC'."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "list the registered bots and how to name your own"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """No options."""
+
+
+def run(args: argparse.Namespace) -> int:
+    from barbaron.registry import listing
+
+    for line in listing():
+        print(line)
+    return 0

@@ -1,0 +1,101 @@
+"""Play NEW and BASE from the same deals in the same seats against the same field, so luck
+cancels pair by pair; report the win-share difference NEW - BASE with its 95% interval. With
+--elo0/--elo1 a sequential probability ratio test (as in chess engine testing) stops as soon as
+the answer is clear, printing the log-likelihood ratio and its bounds; the paired score per deal
+is 1/2 + (NEW's - BASE's win share) / 2, read as an Elo-style expected score."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from barbaron.commands._shared import (
+    add_field_options,
+    add_rules_options,
+    add_run_options,
+    interval,
+    print_done,
+    run_options,
+)
+
+HELP = "is NEW stronger than BASE? paired games, interval, SPRT"
+EPILOG = """examples:
+  barbaron compare shark hard --out runs/shark-vs-hard
+  barbaron compare hard:risk=0.5 hard --field normal --elo0 0 --elo1 10 --out runs/sprt"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("new", metavar="NEW", help="the candidate bot spec")
+    parser.add_argument("base", metavar="BASE", help="the baseline bot spec")
+    add_field_options(parser, "normal")
+    parser.add_argument("--elo0", type=float, help="SPRT: H0 Elo difference (default 0)")
+    parser.add_argument("--elo1", type=float, help="SPRT: H1 Elo difference (default 10)")
+    parser.add_argument(
+        "--max-games",
+        type=int,
+        default=100000,
+        help="games per arm at most (default 100,000); without --elo0/--elo1 exactly this many",
+    )
+    add_run_options(parser, games=None, batch=4096)  # the SPRT looks after every unit
+    add_rules_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from barbaron import api
+
+    result = api.compare(
+        args.new,
+        args.base,
+        field=args.field or "normal",
+        players=args.players,
+        max_games=args.max_games,
+        elo0=args.elo0,
+        elo1=args.elo1,
+        **run_options(args),
+    )
+    summary = result.summary
+    for label, spec, own in zip(
+        ("NEW ", "BASE"), (args.new, args.base), summary["own"], strict=True
+    ):
+        print(
+            f"{label} {spec}: win share {own['win_share']:.4f}, "
+            f"95% interval {interval(own['win_share_ci'])}"
+        )
+    diff = result.difference
+    print(
+        f"difference NEW - BASE: {diff['win_share']:+.4f}, 95% interval "
+        f"{interval(diff['win_share_ci'])} (paired over {diff['deals']:,} deals, field: "
+        f"{', '.join(summary['field'])})"
+    )
+    sprt = result.sprt
+    if sprt is not None:
+        verdict = {
+            "H1": f"NEW is stronger (accepts elo1 = {sprt['elo1']})",
+            "H0": f"NEW is not stronger by elo1 (accepts elo0 = {sprt['elo0']})",
+            None: "no decision within --max-games",
+        }[sprt["decision"]]
+        lower, upper = sprt["bounds"]
+        print(f"SPRT: LLR {sprt['llr']:+.3f}, bounds {lower:+.3f} / {upper:+.3f}: {verdict}")
+    else:
+        low, high = diff["win_share_ci"]
+        verdict = (
+            "NEW is stronger"
+            if low > 0
+            else "BASE is stronger"
+            if high < 0
+            else "no significant difference"
+        )
+        print(f"verdict at 95%: {verdict}")
+    print_done(result)
+    return 0
+
+
+def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
+    """The arms' win shares, and the SPRT's trace when there was one."""
+    from barbaron import plots
+
+    found = [("compare.png", plots.bot_win_shares(summary["arms"][0]))]
+    if summary.get("sprt"):
+        sprt = summary["sprt"]
+        found.append(("sprt.png", plots.sprt_trace(sprt["trace"], tuple(sprt["bounds"]))))
+    return found

@@ -1,0 +1,159 @@
+"""Play scripted scenarios (shared/spec/SCENARIO-FORMAT.md) on the reference engine and print one
+JSON outcome per file, with the keys of the file's 'expect' object (all keys if it has none); or
+replay one game of a seeded run (--seed/--game/--bots, or --run DIR --game G)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from barbaron.commands._shared import add_rules_options
+from barbaron.config import MAX_INDEX
+from barbaron.errors import UsageError
+
+HELP = "replay scripted scenarios or any game of a run, with its story"
+EPILOG = """examples:
+  barbaron replay ../shared/conformance/case-0000.json
+  barbaron replay --log ../shared/conformance/case-0000.json
+  barbaron replay --check ../shared/conformance/*.json
+  barbaron replay --seed 3 --game 12 --bots hard normal normal normal --log
+  barbaron replay --run results/hard-vs-normal --game 1234 --check"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", metavar="FILE", help="scenario JSON files")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--log",
+        action="store_true",
+        help="print each game's readable event log instead of the outcome",
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="files: compare each outcome with the file's 'expect', report the "
+        "first turn slot where coins diverge; --seed/--run: compare the "
+        "reference engine with the batch engine; exit 1 if anything differs",
+    )
+    seeded = parser.add_argument_group(
+        "one game of a seeded run (instead of FILEs)",
+        "replays a game on the reference engine with the same dice, cards and bot draws",
+    )
+    seeded.add_argument(
+        "--run",
+        dest="run_dir",
+        metavar="DIR",
+        help="a results folder: take seed, bots, rules and rotation from its manifest",
+    )
+    seeded.add_argument("--arm", help="with --run: which lineup, for runs with several")
+    seeded.add_argument("--seed", type=int, help="the run's seed")
+    seeded.add_argument(
+        "--game",
+        type=int,
+        help="with --seed: the deal (stream) index; with --run: the 'game' column of games.parquet",
+    )
+    seeded.add_argument(
+        "--bots",
+        nargs="+",
+        metavar="BOT",
+        help="one bot spec per seat, in seat order (see 'barbaron bots')",
+    )
+    add_rules_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    seeded = args.seed is not None or args.game is not None or args.bots is not None
+    if args.run_dir is not None or seeded:
+        if args.files:
+            raise UsageError("give scenario FILEs or --seed/--game/--bots (or --run), not both")
+        if args.run_dir is not None:
+            _take_game_of_run(args)
+        return _replay_seeded(args)
+    if not args.files:
+        raise UsageError("give scenario FILEs, or --seed S --game G --bots A B [C D]")
+    return _replay_files(args)
+
+
+def _replay_files(args: argparse.Namespace) -> int:
+    from barbaron.reference import format_log
+    from barbaron.replay import compare_outcome
+    from barbaron.scenario import ScenarioError, load_scenario, play_scenario
+
+    scenarios = [load_scenario(path) for path in args.files]
+    if args.check:
+        for s in scenarios:
+            if s.expect is None:
+                raise ScenarioError(f"{s.path}: has no 'expect' object to check against")
+    played = [play_scenario(s) for s in scenarios]
+    if args.log:
+        for s, (_, events) in zip(scenarios, played, strict=True):
+            print(f"== {s.name} ({s.path})")
+            print(format_log(events, s.rules.rounds))
+        return 0
+    if not args.check:
+        for s, (outcome, _) in zip(scenarios, played, strict=True):
+            result = outcome.to_dict()
+            keys = list(s.expect) if s.expect else list(result)
+            print(json.dumps({key: result[key] for key in keys}))
+        return 0
+    differ = 0
+    for s, (outcome, _) in zip(scenarios, played, strict=True):
+        problems = compare_outcome(s.expect, outcome.to_dict(), s.rules.players)
+        if problems:
+            differ += 1
+            print(f"{s.name} ({s.path}): DIFFERS: {problems}")
+    print(f"{len(scenarios)} cases checked: {len(scenarios) - differ} equal, {differ} differ")
+    return 1 if differ else 0
+
+
+def _take_game_of_run(args: argparse.Namespace) -> None:
+    """Fill seed, deal, lineup and rules of game --game of the results folder --run."""
+    from barbaron.replay import game_of_run
+
+    if args.game is None or args.seed is not None or args.bots is not None:
+        raise UsageError(
+            "--run DIR takes --game G (the 'game' column of its games.parquet) "
+            "and no --seed or --bots"
+        )
+    found = game_of_run(args.run_dir, args.game, args.arm)
+    args.seed, args.game, args.bots = found.seed, found.deal, list(found.bots)
+    for key, value in found.rules.items():
+        setattr(args, key, value)
+    print(
+        f"# game {found.game} of {args.run_dir} = deal {found.deal}, rotation "
+        f"{found.rotation}: replaying with --seed {args.seed} --game {found.deal} --bots "
+        f"{' '.join(args.bots)}",
+        file=sys.stderr,
+    )
+
+
+def _replay_seeded(args: argparse.Namespace) -> int:
+    """One game of a seeded batch run, on the reference engine (and --check: the batch too)."""
+    from barbaron.api import Execution, lineup_bots
+    from barbaron.reference import format_log
+    from barbaron.replay import batch_outcome, compare_outcome, replay_game
+
+    if args.seed is None or args.game is None or args.bots is None:
+        raise UsageError("a seeded replay needs all of --seed S --game G --bots A B [C D]")
+    if not (0 <= args.seed < MAX_INDEX and 0 <= args.game < MAX_INDEX):
+        raise UsageError("--seed and --game must be whole numbers from 0 to 2**63 - 1")
+    strategies = lineup_bots(args.bots)
+    rules = Execution(
+        rounds=args.rounds, start_coins=args.start_coins, seat_bonus=args.seat_bonus
+    ).rules(len(strategies))
+    outcome, events = replay_game(rules, strategies, args.seed, args.game)
+    if args.log:
+        seats = ", ".join(f"seat {s} {spec}" for s, spec in enumerate(args.bots))
+        print(f"== game {args.game} of seed {args.seed}: {seats}")
+        print(format_log(events, rules.rounds))
+        return 0
+    result = outcome.to_dict()
+    if not args.check:
+        print(json.dumps(result))
+        return 0
+    batch = batch_outcome(rules, strategies, args.seed, args.game)
+    problems = compare_outcome(result, batch, rules.players)
+    verdict = f"DIFFER: {problems}" if problems else "agree"
+    print(f"game {args.game}: reference and batch engine {verdict}")
+    return 1 if problems else 0

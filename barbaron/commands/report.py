@@ -1,0 +1,55 @@
+"""Draw the plots of a finished results folder into it: win shares per bot, seat win shares and
+worth distributions (play), the seat-bonus curve (seats), the sweep curve (sweep), the SPRT trace
+(compare)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import time
+from pathlib import Path
+
+from barbaron.commands import COMMANDS
+from barbaron.commands._shared import bot_table, seat_table
+from barbaron.errors import UsageError
+
+HELP = "(re)draw the PNG plots of a results folder"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", help="a results folder")
+
+
+def run(args: argparse.Namespace) -> int:
+    import matplotlib.pyplot as plt
+
+    folder = Path(args.dir)
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, ValueError) as e:
+        raise UsageError(
+            f"{folder} is not a finished results folder (manifest.json and summary.json): {e}"
+        ) from None
+    command = manifest.get("command")
+    if command not in COMMANDS:
+        raise UsageError(f"{folder}: its manifest names no barbaron command ({command!r})")
+    module = importlib.import_module(f"barbaron.commands.{command}")
+    parquet = folder / "games.parquet"
+    figures = module.figures(summary, [parquet] if parquet.exists() else [])
+    for name, figure in figures:
+        tmp = folder / f".{name}.tmp.png"
+        figure.savefig(tmp, dpi=110, bbox_inches="tight")
+        os.replace(tmp, folder / name)
+        plt.close(figure)
+        print(folder / name)
+    if command == "play":
+        print(bot_table(summary))
+        print(seat_table(summary))
+    print(
+        f"({manifest.get('status')} {command} run of {summary.get('games'):,} games, "
+        f"finished {manifest.get('finished', '?')}; {time.strftime('%Y-%m-%d %H:%M')})"
+    )
+    return 0

@@ -1,0 +1,71 @@
+"""Play BOT with each value of one parameter against a fixed field; a table and a plot of its
+win share (95% interval) against the parameter."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from barbaron.commands._shared import (
+    add_field_options,
+    add_rules_options,
+    add_run_options,
+    interval,
+    print_done,
+    run_options,
+)
+from barbaron.errors import UsageError
+
+HELP = "tune one parameter of a bot against a fixed field"
+EPILOG = """example:
+  barbaron sweep --bot normal --param cushion=0:600:50 --field normal --out runs/cushion"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bot", required=True, help="the bot to tune (a spec)")
+    parser.add_argument(
+        "--param",
+        required=True,
+        help="NAME=START:STOP:STEP or NAME=V1,V2,... (e.g. cushion=0:600:50)",
+    )
+    add_field_options(parser, "the bot with its default parameters")
+    add_run_options(parser, games=20000)
+    add_rules_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from barbaron import api
+
+    name, eq, values_text = args.param.partition("=")
+    if not eq or not name:
+        raise UsageError(f"--param must look like NAME=START:STOP:STEP, got {args.param!r}")
+    result = api.sweep(
+        args.bot,
+        name,
+        values_text,
+        field=args.field,
+        players=args.players,
+        games=args.games,
+        **run_options(args),
+    )
+    summary = result.summary
+    print(f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}")
+    for p in summary["points"]:
+        print(
+            f"{p['value']:>12} {p['win_share']:>9.4f} {interval(p['win_share_ci']):>18} "
+            f"{p['mean_worth']:>10.1f}"
+        )
+    best = result.best
+    print(
+        f"best: {name}={best['value']} (win share {best['win_share']:.4f}) against "
+        f"{', '.join(summary['field'])}"
+    )
+    print_done(result)
+    return 0
+
+
+def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
+    """The swept bot's win share against the parameter."""
+    from barbaron import plots
+
+    return [("sweep.png", plots.sweep_curve(summary["points"], summary["param"], summary["bot"]))]
