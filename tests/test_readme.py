@@ -72,3 +72,13 @@ def test_the_strategy_example_runs_as_shown(tmp_path, monkeypatch):
     )
     assert np.array_equal(slow.state.coins, fast.state.coins)
     assert np.array_equal(slow.state.owner, fast.state.owner)
+
+
+def test_the_library_example_runs_as_shown(capsys):
+    text = README.read_text()
+    section = text[text.index("## The library") : text.index("## Results folder")]
+    (example,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(example.strip().splitlines()) <= 6
+    exec(compile(example, "README.md", "exec"), {})
+    line = capsys.readouterr().out.strip()
+    assert re.fullmatch(r"shark - hard: [+-]0\.\d{4} \[[+-]0\.\d{4}, [+-]0\.\d{4}\]", line)
