@@ -1,4 +1,23 @@
-"""Bot specs: short registry names with parameters, or a user's own class.
+"""The bot registry and bot specs: short names with parameters, or a user's own class.
+
+A bot family registers itself under a short name with the :func:`register` decorator::
+
+    @register("normal")
+    class Normal(Strategy):
+        \"\"\"Homie Normal: keeps a cash cushion; takes over only to complete a district.\"\"\"
+
+The first line of the class docstring is the bot's description in ``barbaron bots``; its
+parameters and their defaults come from the constructor's signature. A separately installed
+package adds bots through the ``barbaron.bots`` entry-point group, one entry per bot (the entry's
+name is the bot's name)::
+
+    [project.entry-points."barbaron.bots"]
+    mybot = "mypackage.bots:MyBot"
+
+The registry fills itself on first use (:func:`bot_entries`, :func:`listing`, :func:`make_bot`),
+not when this module is imported: it imports every module of the ``barbaron.bots`` package, then
+loads the entry points. An entry point that fails to load, or that claims a name another class
+holds, makes that name unusable with a one-line error; the other bots still work.
 
 A spec is ``NAME``, ``NAME:key=value,key=value``, ``path/to/file.py:ClassName[:key=value,...]``
 or ``package.module:ClassName[:key=value,...]``. Values: whole numbers, decimals, ``none``,
@@ -8,21 +27,25 @@ or ``package.module:ClassName[:key=value,...]``. Values: whole numbers, decimals
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import inspect
+import re
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
-from barbaron.bots.autopilot import Autopilot
-from barbaron.bots.easy import Easy
-from barbaron.bots.greedy import Greedy
-from barbaron.bots.hard import Hard
-from barbaron.bots.miser import Miser
-from barbaron.bots.normal import Normal
-from barbaron.bots.shark import Shark
-from barbaron.bots.threshold import ThresholdBot
-from barbaron.strategy import Strategy
+if TYPE_CHECKING:  # imported where needed: importing this module must stay cheap (numba!)
+    from importlib.metadata import EntryPoint
+
+    from barbaron.strategy import Strategy
+
+BOTS_PACKAGE = "barbaron.bots"  # built-in bots: every module of this package
+ENTRY_POINT_GROUP = "barbaron.bots"  # bots of other installed packages
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")  # a bot name a spec can hold (no '.', ':', '/')
+
+T = TypeVar("T", bound=type)
 
 
 class BotSpecError(ValueError):
@@ -31,45 +54,212 @@ class BotSpecError(ValueError):
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A registered bot family: its class and a one-line description."""
+    """A registered bot family: its name, class, description and constructor parameters."""
 
+    name: str
     cls: type
-    description: str
+    description: str  # the first line of the class's own docstring
+    parameters: tuple[tuple[str, object], ...]  # (name, default); inspect.Parameter.empty: none
+
+    @classmethod
+    def of(cls, name: str, bot_class: type) -> BotEntry:
+        """The entry of ``bot_class`` registered as ``name``."""
+        import inspect
+
+        from barbaron.strategy import constructor_parameters
+
+        doc = inspect.cleandoc(bot_class.__dict__.get("__doc__") or "")
+        return cls(
+            name=name,
+            cls=bot_class,
+            description=doc.partition("\n")[0].strip().removesuffix("."),
+            parameters=tuple((p.name, p.default) for p in constructor_parameters(bot_class)),
+        )
+
+    def parameter_text(self) -> str:
+        """The parameters with their defaults as a spec writes them: ``cushion=250, ...``."""
+        import inspect
+
+        from barbaron.strategy import format_value
+
+        return ", ".join(
+            name if default is inspect.Parameter.empty else f"{name}={format_value(default)}"
+            for name, default in self.parameters
+        )
 
 
-REGISTRY: dict[str, BotEntry] = {
-    "easy": BotEntry(
-        Easy,
-        "Homie Easy: buys on a whim (buy=0.6), rare random upgrades "
-        "(upgrade=0.1) and takeovers (takeover=0.05)",
-    ),
-    "normal": BotEntry(
-        Normal,
-        "Homie Normal: keeps a cash cushion (cushion=250); takes over only to complete a district",
-    ),
-    "hard": BotEntry(
-        Hard,
-        "Homie Hard: expected tabs from everyone's dice odds, districts, a "
-        "risk-sized cash buffer (risk=1, reserve=60, rival=1, margin=0)",
-    ),
-    "autopilot": BotEntry(
-        Autopilot,
-        "plays a timed-out human's turn: buys if 300 coins stay "
-        "(cushion=300), never upgrades or takes over",
-    ),
-    "greedy": BotEntry(Greedy, "buys, upgrades and takes over whenever the rules allow"),
-    "miser": BotEntry(Miser, "never buys, upgrades or takes over"),
-    "shark": BotEntry(
-        Shark,
-        "experimental: Hard's judgement tuned to beat Hard (no cash buffer, "
-        "eager takeovers; risk=0, reserve=0, rival=2, margin=-150)",
-    ),
-    "threshold": BotEntry(
-        ThresholdBot,
-        "cash cushions: buy/take over/upgrade iff coins left >= cushion "
-        "(buy=0, takeover=none, upgrade=0)",
-    ),
-}
+# --- registration -------------------------------------------------------------------------
+
+_registered: dict[str, type] = {}  # by @register; kept for the process (modules import once)
+_plugins: dict[str, type] = {}  # loaded from entry points
+_unusable: dict[str, str] = {}  # name -> why it cannot be used (a broken entry point, a clash)
+_scan_problem: list[str] = []  # why the entry points could not be read, if they could not
+_loaded = False
+_lock = threading.RLock()
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _same(a: type, b: type) -> bool:
+    """One class, or the same class defined again (its module imported a second time)."""
+    return a is b or _qualified(a) == _qualified(b)
+
+
+def register(name: str) -> Callable[[T], T]:
+    """Class decorator: register a bot class under the short ``name`` used in bot specs.
+
+    Sets ``cls.registered_name``, which the generic ``repr`` writes, so the bot's repr is a spec
+    that builds it again. Registering a name twice, for two classes, is a ``BotSpecError``.
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"a bot name is a letter then letters, digits, _ or -, got {name!r}")
+
+    def decorate(cls: T) -> T:
+        with _lock:
+            for known in (_registered, _plugins):
+                other = known.get(name)
+                if other is not None and not _same(other, cls):
+                    raise BotSpecError(
+                        f"bot name {name!r} registered twice: by {_qualified(other)} and by "
+                        f"{_qualified(cls)}"
+                    )
+            _registered[name] = cls
+        cls.registered_name = name
+        return cls
+
+    return decorate
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _load_entry_point(ep: EntryPoint) -> None:
+    dist = getattr(ep, "dist", None)
+    where = f"entry point '{ep.name} = {ep.value}'" + (
+        f" (from {dist.name} {dist.version})" if dist is not None else ""
+    )
+    if not _NAME.fullmatch(ep.name):
+        _unusable[ep.name] = f"{where}: not a valid bot name"
+        return
+    try:
+        cls = ep.load()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # SystemExit too: a plugin must not end the program
+        _unusable[ep.name] = f"cannot load {where}: {_one_line(e)}"
+        return
+    if not isinstance(cls, type):
+        _unusable[ep.name] = f"{where} is not a class"
+        return
+    for known in (_registered, _plugins):
+        other = known.get(ep.name)
+        if other is not None and not _same(other, cls):
+            _unusable[ep.name] = (
+                f"bot name {ep.name!r} registered twice: by {_qualified(other)} and by "
+                f"{_qualified(cls)} ({where})"
+            )
+            return
+    _plugins[ep.name] = cls
+    if "registered_name" not in cls.__dict__:  # its repr then names it as a spec does
+        cls.registered_name = ep.name
+
+
+def _load() -> None:
+    """Import the built-in bots and load the entry points, once (until :func:`reset`)."""
+    global _loaded
+    if _loaded:
+        return
+    import pkgutil
+    from importlib import metadata
+
+    with _lock:
+        if _loaded:
+            return
+        package = importlib.import_module(BOTS_PACKAGE)
+        for module in pkgutil.iter_modules(package.__path__, f"{BOTS_PACKAGE}."):
+            importlib.import_module(module.name)  # its @register decorators run
+        try:
+            entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        except Exception as e:  # broken metadata of some installed package: no plugins
+            _scan_problem.append(f"cannot read entry points: {_one_line(e)}")
+            entry_points = ()
+        for ep in entry_points:
+            _load_entry_point(ep)
+        _loaded = True
+
+
+def reset() -> None:
+    """Forget the entry points found so far; the next lookup looks for them again (for tests,
+    or after installing a plugin package in a running process)."""
+    global _loaded
+    with _lock:
+        _plugins.clear()
+        _unusable.clear()
+        _scan_problem.clear()
+        _loaded = False
+
+
+def bot_entries() -> dict[str, BotEntry]:
+    """Every usable registered bot, by name (sorted)."""
+    _load()
+    with _lock:
+        classes = {**_registered, **_plugins}
+        names = sorted(set(classes) - set(_unusable))
+    return {name: BotEntry.of(name, classes[name]) for name in names}
+
+
+def known_names() -> list[str]:
+    """Every registered bot name, sorted, including names that cannot be used now."""
+    _load()
+    with _lock:
+        return sorted(set(_registered) | set(_plugins) | set(_unusable))
+
+
+def listing() -> list[str]:
+    """The lines of ``barbaron bots``: per bot, sorted by name, its description and then its
+    parameters with their defaults; a bot that cannot be used says why."""
+    entries = bot_entries()
+    with _lock:
+        unusable = dict(_unusable)
+    names = sorted(set(entries) | set(unusable))
+    width = max(map(len, names), default=0)
+    lines = []
+    for name in names:
+        if name in entries:
+            entry = entries[name]
+            params = entry.parameter_text()
+            text = entry.description + (f"  ({params})" if params else "")
+        else:
+            text = f"(unusable) {unusable[name]}"
+        lines.append(f"{name:<{width}}  {text}".rstrip())
+    return lines + [f"(plugins unavailable: {problem})" for problem in _scan_problem]
+
+
+def _registered_class(spec: str, name: str) -> type:
+    _load()
+    with _lock:
+        problem = _unusable.get(name)
+        cls = _plugins.get(name) or _registered.get(name)
+    if problem is not None:
+        raise BotSpecError(f"bot {spec!r}: {problem}")
+    if cls is None:
+        import difflib
+
+        known = known_names()
+        close = difflib.get_close_matches(name, known, n=1)
+        if close:
+            raise BotSpecError(f"unknown bot {name!r} (did you mean {close[0]!r}?)")
+        raise BotSpecError(
+            f"unknown bot {name!r} (known: {', '.join(known)}; or a plugin FILE.py:ClassName)"
+        )
+    return cls
+
+
+# --- specs --------------------------------------------------------------------------------
 
 
 def parse_value(text: str) -> object:
@@ -91,33 +281,42 @@ def _params(spec: str, text: str) -> dict[str, object]:
     params: dict[str, object] = {}
     for item in filter(None, text.split(",")):
         key, eq, value = item.partition("=")
-        if not eq or not key.strip():
+        key = key.strip()
+        if not eq or not key:
             raise BotSpecError(f"bot {spec!r}: parameter {item!r} is not key=value")
-        params[key.strip()] = parse_value(value)
+        if key in params:
+            raise BotSpecError(f"bot {spec!r}: parameter {key!r} given twice")
+        params[key] = parse_value(value)
     return params
 
 
 def _load_class(spec: str, where: str, name: str) -> type:
+    module_name = None
+    if where.endswith(".py") or "/" in where:
+        path = Path(where)
+        if not path.is_file():
+            raise BotSpecError(f"bot {spec!r}: no file {where}")
+        module_name = f"barbaron_plugin_{abs(hash(str(path.resolve())))}"
     try:
-        if where.endswith(".py") or "/" in where:
-            path = Path(where)
-            if not path.is_file():
-                raise BotSpecError(f"bot {spec!r}: no file {where}")
-            module_name = f"barbaron_plugin_{abs(hash(str(path.resolve())))}"
-            loader = importlib.util.spec_from_file_location(module_name, path)
-            module = importlib.util.module_from_spec(loader)
+        if module_name is not None:
+            from importlib.util import module_from_spec, spec_from_file_location
+
+            loader = spec_from_file_location(module_name, path)
+            module = module_from_spec(loader)
             sys.modules[module_name] = module  # dataclasses and pickling look modules up here
             loader.loader.exec_module(module)
         else:
             module = importlib.import_module(where)
-    except BotSpecError:
+    except KeyboardInterrupt:
         raise
-    except Exception as e:  # the user's module failed to import: say so on one line
-        raise BotSpecError(
-            f"bot {spec!r}: cannot import {where}: {type(e).__name__}: {e}"
-        ) from None
+    except BaseException as e:  # the user's module failed to import (even by sys.exit): say so
+        if module_name is not None:
+            sys.modules.pop(module_name, None)
+        raise BotSpecError(f"bot {spec!r}: cannot import {where}: {_one_line(e)}") from None
     cls = getattr(module, name, None)
     if not isinstance(cls, type):
+        from barbaron.strategy import Strategy
+
         classes = sorted(
             k
             for k, v in vars(module).items()
@@ -130,11 +329,15 @@ def _load_class(spec: str, where: str, name: str) -> type:
     return cls
 
 
+def _is_plugin(head: str) -> bool:
+    return head.endswith(".py") or "/" in head or "." in head
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     """(the bot, its parameter text): ``'normal:cushion=5'`` -> ``('normal', 'cushion=5')``,
     ``'my.py:Bot:x=1'`` -> ``('my.py:Bot', 'x=1')``."""
     head, _, rest = spec.partition(":")
-    if head.endswith(".py") or "/" in head or "." in head:  # a plugin: FILE:Class[:params]
+    if _is_plugin(head):  # a plugin: FILE:Class[:params]
         name, _, params = rest.partition(":")
         return f"{head}:{name}", params
     return head, rest
@@ -149,24 +352,20 @@ def with_param(spec: str, key: str, value: object) -> str:
 
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
+    from barbaron.strategy import constructor_parameters
+
     bot, param_text = split_spec(spec)
     head, _, name = bot.partition(":")
-    if name or head.endswith(".py") or "/" in head or "." in head:
+    if name or _is_plugin(head):
         if not name:
             raise BotSpecError(
                 f"bot {spec!r}: a plugin is FILE.py:ClassName or package.module:ClassName"
             )
         cls = _load_class(spec, head, name)
     else:
-        entry = REGISTRY.get(head)
-        if entry is None:
-            raise BotSpecError(
-                f"unknown bot {head!r} (known: {', '.join(sorted(REGISTRY))}; "
-                "or a plugin FILE.py:ClassName)"
-            )
-        cls = entry.cls
+        cls = _registered_class(spec, head)
     params = _params(spec, param_text)
-    accepted = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
+    accepted = [p.name for p in constructor_parameters(cls)]
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise BotSpecError(

@@ -10,20 +10,21 @@ from __future__ import annotations
 import numpy as np
 from barbaron.bots.common import coins
 
+from barbaron import params
 from barbaron import rules as R
+from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
 
+@register("autopilot")
 class Autopilot(Strategy):
-    """Buys if ``cushion`` coins remain; never upgrades or takes over."""
+    """Plays a timed-out human's turn: buys if a cash cushion stays; never upgrades or takes over.
+
+    ``cushion``: coins that must stay in hand after a purchase.
+    """
 
     def __init__(self, cushion: int = 300) -> None:
-        if isinstance(cushion, bool) or not isinstance(cushion, int) or cushion < 0:
-            raise ValueError(f"cushion is a whole number of coins >= 0, got {cushion!r}")
-        self.cushion = cushion
-
-    def __repr__(self) -> str:
-        return f"autopilot:cushion={self.cushion}"
+        self.cushion = params.cushion("cushion", cushion)
 
     def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         return coins(view, games) - R.PRICE_TABLE[bars] >= self.cushion

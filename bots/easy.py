@@ -10,28 +10,31 @@ from __future__ import annotations
 import numpy as np
 from barbaron.bots.common import coins, random_choice, upgradable
 
+from barbaron import params
+from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
 
+@register("easy")
 class Easy(Strategy):
-    """Random: buy with probability ``buy``, upgrade ``upgrade``, take over ``takeover``."""
+    """Homie Easy: buys on a whim; upgrades and takes over rarely, at random.
+
+    ``buy``, ``upgrade``, ``takeover``: the probability of saying yes to each question.
+    """
 
     def __init__(self, buy: float = 0.6, upgrade: float = 0.1, takeover: float = 0.05) -> None:
-        for name, p in (("buy", buy), ("upgrade", upgrade), ("takeover", takeover)):
-            if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
-                raise ValueError(f"{name} is a probability between 0 and 1, got {p!r}")
-        self.params = {"buy": buy, "upgrade": upgrade, "takeover": takeover}
-
-    def __repr__(self) -> str:
-        return "easy:" + ",".join(f"{k}={v}" for k, v in self.params.items())
+        # not self.buy etc.: those are the strategy's methods
+        self.p_buy = params.probability("buy", buy)
+        self.p_upgrade = params.probability("upgrade", upgrade)
+        self.p_takeover = params.probability("takeover", takeover)
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
         allowed = upgradable(view, games, coins(view, games))
         choice = random_choice(allowed, view.uniform(games, 1))
-        return np.where(view.uniform(games, 0) < self.params["upgrade"], choice, -1).astype(np.int8)
+        return np.where(view.uniform(games, 0) < self.p_upgrade, choice, -1).astype(np.int8)
 
     def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return view.uniform(games) < self.params["buy"]
+        return view.uniform(games) < self.p_buy
 
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return view.uniform(games) < self.params["takeover"]
+        return view.uniform(games) < self.p_takeover

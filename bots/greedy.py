@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from barbaron.bots.threshold import ThresholdBot
 
+from barbaron.registry import register
 
+
+@register("greedy")
 class Greedy(ThresholdBot):
-    """Everything, always: a threshold bot with all cushions at 0."""
+    """Buys, upgrades and takes over whenever the rules allow.
+
+    A threshold bot with every cushion at 0.
+    """
 
     def __init__(self) -> None:
         super().__init__(buy=0, takeover=0, upgrade=0)
-
-    def __repr__(self) -> str:
-        return "greedy"

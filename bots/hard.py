@@ -21,32 +21,27 @@ import numba as nb
 import numpy as np
 from barbaron.bots.common import coins, pick, upgradable
 
-from barbaron import odds
+from barbaron import odds, params
 from barbaron import rules as R
+from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
 
-def _number(name: str, value: object, low: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
-        raise ValueError(f"{name} must be a number >= {low}, got {value!r}")
-    return value
-
-
+@register("hard")
 class Hard(Strategy):
-    """Expected tabs from the others' dice odds, districts, and a risk-sized cash buffer."""
+    """Homie Hard: expected tabs from everyone's dice odds, districts, a risk-sized cash buffer.
+
+    ``reserve`` + ``risk`` x the worst tab of its next roll is the cash it keeps; a takeover must
+    be worth more than ``margin`` coins, counting the rival's loss ``rival`` times.
+    """
 
     def __init__(
         self, risk: float = 1.0, reserve: int = 60, rival: float = 1.0, margin: float = 0.0
     ) -> None:
-        self.params = {
-            "risk": _number("risk", risk, 0),
-            "reserve": _number("reserve", reserve, 0),
-            "rival": _number("rival", rival, 0),
-            "margin": _number("margin", margin, -1e9),
-        }
-
-    def __repr__(self) -> str:
-        return "hard:" + ",".join(f"{k}={v}" for k, v in self.params.items())
+        self.risk = params.number("risk", risk, low=0)
+        self.reserve = params.number("reserve", reserve, low=0)
+        self.rival = params.number("rival", rival, low=0)
+        self.margin = params.number("margin", margin)
 
     # --- what it knows --------------------------------------------------------------------
     def buffer(self, view: BatchView, games: np.ndarray) -> np.ndarray:
@@ -54,7 +49,7 @@ class Hard(Strategy):
         if view.turns_left(view.seat) == 0:  # no roll left: only Birthday cards can cost
             return np.full(games.size, R.BIRTHDAY_EACH * (view.rules.players - 1))
         worst = view.worst_tab_next_roll(games, view.seat)
-        return self.params["reserve"] + self.params["risk"] * worst
+        return self.reserve + self.risk * worst
 
     # --- decisions ------------------------------------------------------------------------
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
@@ -78,10 +73,10 @@ class Hard(Strategy):
             bars,
             view.seat,
             turns,
-            float(self.params["rival"]),
+            self.rival,
         )
         left = coins(view, games) - view.takeover_cost(games, bars)
-        return (left >= self.buffer(view, games)) & (score > self.params["margin"])
+        return (left >= self.buffer(view, games)) & (score > self.margin)
 
 
 @nb.njit(cache=True)

@@ -4,11 +4,13 @@ alone is worth (its worth is pure coins), and how much the others' tabs drain it
 
 from __future__ import annotations
 
+from barbaron.registry import register
 from barbaron.strategy import Strategy
 
 
+@register("miser")
 class Miser(Strategy):
-    """Never spends: the base Strategy's answers (no, no, no)."""
+    """Never buys, upgrades or takes over.
 
-    def __repr__(self) -> str:
-        return "miser"
+    The base Strategy's answers: no, no, no.
+    """

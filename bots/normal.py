@@ -12,29 +12,24 @@ from __future__ import annotations
 import numpy as np
 from barbaron.bots.common import coins, dearest, upgradable
 
+from barbaron import params
 from barbaron import rules as R
+from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
 
-def _cushion(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} is a whole number of coins >= 0, got {value!r}")
-    return value
-
-
+@register("normal")
 class Normal(Strategy):
-    """Fixed cash cushion; takeovers only to complete a district."""
+    """Homie Normal: keeps a cash cushion; takes over only to complete a district.
+
+    ``cushion``: coins that must stay in hand after buying or upgrading; ``takeover_cushion``:
+    the same for a takeover (none: the same as ``cushion``).
+    """
 
     def __init__(self, cushion: int = 250, takeover_cushion: int | None = None) -> None:
-        self.cushion = _cushion("cushion", cushion)
-        self.takeover_cushion = (
-            self.cushion
-            if takeover_cushion is None
-            else _cushion("takeover_cushion", takeover_cushion)
-        )
-
-    def __repr__(self) -> str:
-        return f"normal:cushion={self.cushion},takeover_cushion={self.takeover_cushion}"
+        self.cushion = params.cushion("cushion", cushion)
+        takeover_cushion = params.cushion("takeover_cushion", takeover_cushion, allow_none=True)
+        self.takeover_cushion = self.cushion if takeover_cushion is None else takeover_cushion
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
         return dearest(upgradable(view, games, coins(view, games) - self.cushion))

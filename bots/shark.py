@@ -13,14 +13,18 @@ from __future__ import annotations
 
 from barbaron.bots.hard import Hard
 
+from barbaron.registry import register
 
+
+@register("shark")
 class Shark(Hard):
-    """Hard with tuned parameters: no cash buffer, eager takeovers that hurt a rival."""
+    """Experimental: Hard's judgement tuned to beat Hard (no cash buffer, eager takeovers).
+
+    Hard with other defaults: keeps no buffer and takes over even at an expected loss, weighting
+    the rival's loss double.
+    """
 
     def __init__(
         self, risk: float = 0.0, reserve: int = 0, rival: float = 2.0, margin: float = -150.0
     ) -> None:
         super().__init__(risk=risk, reserve=reserve, rival=rival, margin=margin)
-
-    def __repr__(self) -> str:
-        return "shark:" + ",".join(f"{k}={v}" for k, v in self.params.items())

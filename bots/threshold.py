@@ -9,26 +9,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from barbaron import params
 from barbaron import rules as R
+from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
 NEVER = np.int64(1) << 40  # a cushion no coin count reaches
 
 
-def cushion_array(cushion: int | None) -> np.int64:
+def cushion_array(cushion: int | None, name: str = "cushion") -> np.int64:
     """A cushion as a number the vector formulas compare against (None = never)."""
-    if cushion is None:
-        return NEVER
-    if isinstance(cushion, bool) or not isinstance(cushion, int | np.integer) or cushion < 0:
-        raise ValueError(f"a cushion is a whole number >= 0 or None, got {cushion!r}")
-    return np.int64(cushion)
-
-
-def _named_cushion(name: str, value: int | None) -> np.int64:
-    try:
-        return cushion_array(value)
-    except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
+    value = params.cushion(name, cushion, allow_none=True)
+    return NEVER if value is None else np.int64(value)
 
 
 def upgrade_choice(view: BatchView, games: np.ndarray, cushion: np.ndarray) -> np.ndarray:
@@ -66,21 +58,20 @@ def takeover_choice(view: BatchView, games: np.ndarray, bars: np.ndarray, cushio
     return view.coins[games, view.seat] - cost >= cushion
 
 
+@register("threshold")
 class ThresholdBot(Strategy):
-    """Buy, take over or upgrade iff the coins left afterwards are at least the cushion."""
+    """Cash cushions: buys, takes over or upgrades iff the coins left are at least the cushion.
+
+    ``buy``, ``takeover``, ``upgrade``: the cushion of each decision, none for never.
+    """
 
     def __init__(
         self, buy: int | None = 0, takeover: int | None = None, upgrade: int | None = 0
     ) -> None:
-        self.params = {"buy": buy, "takeover": takeover, "upgrade": upgrade}
-        self._buy, self._takeover, self._upgrade = (
-            _named_cushion(k, v) for k, v in self.params.items()
-        )
-
-    def __repr__(self) -> str:
-        return "threshold:" + ",".join(
-            f"{k}={'none' if v is None else v}" for k, v in self.params.items()
-        )
+        # private names: buy, takeover and upgrade are the strategy's methods
+        self._buy = cushion_array(buy, "buy")
+        self._takeover = cushion_array(takeover, "takeover")
+        self._upgrade = cushion_array(upgrade, "upgrade")
 
     @classmethod
     def from_policy(cls, policy: dict) -> ThresholdBot:

@@ -9,12 +9,12 @@ from barbaron.bots.normal import Normal
 from barbaron import odds
 from barbaron import rules as R
 from barbaron.batch import BatchState, play_batch
-from barbaron.registry import REGISTRY, make_bot
+from barbaron.registry import bot_entries, make_bot
 from barbaron.rules import Rules
 from barbaron.strategy import BatchView, Decision, ScalarStrategy
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", sorted(bot_entries()))
 def test_every_registered_bot_plays_legal_deterministic_games(name):
     rules = Rules(start_coins=200)  # tight money: forced sales, broke seats, takeovers
     lineup = [make_bot(name), make_bot("greedy"), make_bot(name), make_bot("easy")]

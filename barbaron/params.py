@@ -1,0 +1,43 @@
+"""Checks for bot parameters, shared by every bot so that one kind of value has one rule and one
+message.
+
+Each function takes the parameter's name and value and returns the value in its checked form, or
+raises ``ValueError`` naming the parameter and the value given (``make_bot`` turns that into a
+one-line ``BotSpecError``). None of them accepts a bool (``true`` is not a number of coins), NaN
+or an infinity.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+
+def _is_real(value: object) -> bool:
+    """A real number that is not a bool (numpy numbers count; numpy bools are not Real)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def cushion(name: str, value: object, *, allow_none: bool = False) -> int | None:
+    """A whole number of coins >= 0 (``None``, meaning never, only with ``allow_none``)."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
+        never = " (or none for never)" if allow_none else ""
+        raise ValueError(f"{name} must be a whole number of coins >= 0{never}, got {value!r}")
+    return int(value)
+
+
+def probability(name: str, value: object) -> float:
+    """A probability: a real number from 0 to 1."""
+    if not _is_real(value) or not 0 <= value <= 1:  # NaN fails the comparison
+        raise ValueError(f"{name} must be a probability from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def number(name: str, value: object, low: float | None = None) -> float:
+    """A finite real number, at least ``low`` if given."""
+    if not _is_real(value) or not math.isfinite(value) or (low is not None and value < low):
+        bound = "" if low is None else f" >= {low:g}"
+        raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
+    return float(value)

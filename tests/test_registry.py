@@ -1,0 +1,342 @@
+"""The bot registry: bots register themselves by decorator or entry point; specs build them, and
+their reprs are specs again; parameters are checked by the shared validators."""
+
+import inspect
+import math
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from barbaron.bots.autopilot import Autopilot
+from barbaron.bots.easy import Easy
+from barbaron.bots.greedy import Greedy
+from barbaron.bots.hard import Hard
+from barbaron.bots.miser import Miser
+from barbaron.bots.normal import Normal
+from barbaron.bots.shark import Shark
+from barbaron.bots.threshold import ThresholdBot
+
+from barbaron import params, registry
+from barbaron.registry import BotSpecError, bot_entries, listing, make_bot, register
+from barbaron.strategy import Strategy
+
+BUILT_IN = {
+    "autopilot": (Autopilot, {"cushion": 300}),
+    "easy": (Easy, {"buy": 0.6, "upgrade": 0.1, "takeover": 0.05}),
+    "greedy": (Greedy, {}),
+    "hard": (Hard, {"risk": 1.0, "reserve": 60, "rival": 1.0, "margin": 0.0}),
+    "miser": (Miser, {}),
+    "normal": (Normal, {"cushion": 250, "takeover_cushion": None}),
+    "shark": (Shark, {"risk": 0.0, "reserve": 0, "rival": 2.0, "margin": -150.0}),
+    "threshold": (ThresholdBot, {"buy": 0, "takeover": None, "upgrade": 0}),
+}
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """Registrations made in a test are forgotten after it."""
+    monkeypatch.setattr(registry, "_registered", dict(registry._registered))
+    registry.reset()
+    yield
+    registry.reset()
+
+
+# --- built-in bots ------------------------------------------------------------------------
+
+
+def test_every_built_in_bot_is_registered_by_its_decorator():
+    entries = bot_entries()
+    assert list(entries) == sorted(BUILT_IN)
+    for name, (cls, defaults) in BUILT_IN.items():
+        entry = entries[name]
+        assert entry.name == name and entry.cls is cls
+        assert cls.__dict__["registered_name"] == name
+        assert dict(entry.parameters) == defaults
+        first_line = inspect.cleandoc(cls.__doc__).splitlines()[0]
+        assert entry.description == first_line.removesuffix(".")
+        assert entry.description and "=" not in entry.description  # defaults are listed apart
+
+
+def test_built_in_bots_write_no_repr_and_no_params_of_their_own():
+    for cls, _ in BUILT_IN.values():
+        assert "__repr__" not in cls.__dict__ and cls.__repr__ is Strategy.__repr__
+        assert "self.params" not in inspect.getsource(cls)
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_a_bots_repr_is_a_spec_that_builds_the_same_bot(name):
+    bot = make_bot(name)
+    assert bot.params == BUILT_IN[name][1]
+    again = make_bot(repr(bot))
+    assert type(again) is type(bot) and again.params == bot.params
+    assert repr(again) == repr(bot)
+
+
+@pytest.mark.parametrize(
+    "spec, text",
+    [
+        ("normal", "normal:cushion=250,takeover_cushion=none"),
+        ("normal:takeover_cushion=40", "normal:cushion=250,takeover_cushion=40"),
+        ("greedy", "greedy"),
+        ("miser", "miser"),
+        ("threshold", "threshold:buy=0,takeover=none,upgrade=0"),
+        ("threshold:upgrade=none,buy=7", "threshold:buy=7,takeover=none,upgrade=none"),
+        ("hard:risk=0.5", "hard:risk=0.5,reserve=60,rival=1.0,margin=0.0"),
+        ("shark:margin=-20", "shark:risk=0.0,reserve=0,rival=2.0,margin=-20"),
+        ("easy:buy=1", "easy:buy=1,upgrade=0.1,takeover=0.05"),
+        ("autopilot:cushion=0", "autopilot:cushion=0"),
+    ],
+)
+def test_reprs_with_parameters_round_trip(spec, text):
+    bot = make_bot(spec)
+    assert repr(bot) == text
+    assert repr(make_bot(text)) == text
+
+
+def test_the_listing_shows_descriptions_and_defaults():
+    lines = listing()
+    assert [line.split()[0] for line in lines] == sorted(BUILT_IN)
+    assert (
+        "normal     Homie Normal: keeps a cash cushion; takes over only to complete a district"
+        "  (cushion=250, takeover_cushion=none)"
+    ) in lines
+    assert "greedy     Buys, upgrades and takes over whenever the rules allow" in lines
+    assert "threshold" in lines[-1] and lines[-1].endswith("(buy=0, takeover=none, upgrade=0)")
+
+
+def test_importing_the_registry_loads_no_bot_and_no_numba():
+    code = (
+        "import sys, barbaron.registry as r\n"
+        "assert 'numba' not in sys.modules and 'numpy' not in sys.modules, 'heavy import'\n"
+        "assert not any(m.startswith('barbaron.bots.') for m in sys.modules), 'bots loaded'\n"
+        "assert r.make_bot('normal').cushion == 250\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- spec errors ------------------------------------------------------------------------------
+
+
+def test_an_unknown_name_suggests_the_closest_bot():
+    with pytest.raises(BotSpecError, match=r"^unknown bot 'nrmal' \(did you mean 'normal'\?\)$"):
+        make_bot("nrmal")
+    with pytest.raises(BotSpecError, match="did you mean 'threshold'"):
+        make_bot("treshold:buy=3")
+    with pytest.raises(BotSpecError) as error:
+        make_bot("nobot")
+    assert "known: autopilot, easy, greedy, hard, miser, normal, shark, threshold" in str(
+        error.value
+    )
+
+
+def test_a_key_given_twice_is_an_error():
+    with pytest.raises(BotSpecError, match="parameter 'risk' given twice"):
+        make_bot("hard:risk=1,risk=2")
+    with pytest.raises(BotSpecError, match="parameter 'buy' given twice"):
+        make_bot("barbaron.bots.threshold:ThresholdBot:buy=1, buy=1")
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("hard:risk=nan", "risk must be a finite number >= 0, got nan"),
+        ("hard:risk=inf", "risk must be a finite number >= 0, got inf"),
+        ("hard:risk=true", "risk must be a finite number >= 0, got True"),
+        ("hard:reserve=-1", "reserve must be a finite number >= 0, got -1"),
+        ("hard:margin=-inf", "margin must be a finite number, got -inf"),
+        ("shark:rival=nan", "rival must be a finite number >= 0, got nan"),
+        ("easy:buy=nan", "buy must be a probability from 0 to 1, got nan"),
+        ("easy:takeover=false", "takeover must be a probability from 0 to 1, got False"),
+        ("easy:upgrade=1.5", "upgrade must be a probability from 0 to 1, got 1.5"),
+        ("normal:cushion=true", "cushion must be a whole number of coins >= 0, got True"),
+        ("normal:cushion=none", "cushion must be a whole number of coins >= 0, got None"),
+        ("normal:takeover_cushion=2.5", "takeover_cushion must be a whole number of coins >= 0"),
+        ("autopilot:cushion=inf", "cushion must be a whole number of coins >= 0, got inf"),
+        ("threshold:buy=lots", "buy must be a whole number of coins >= 0 (or none for never)"),
+        ("threshold:upgrade=-5", "upgrade must be a whole number of coins >= 0"),
+    ],
+)
+def test_bad_values_are_rejected_in_one_line(spec, message):
+    with pytest.raises(BotSpecError) as error:
+        make_bot(spec)
+    assert str(error.value) == f"bot {spec!r}: {message}" or message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_the_validators():
+    assert params.cushion("c", 5) == 5 and params.cushion("c", None, allow_none=True) is None
+    assert params.probability("p", 1) == 1.0 and params.number("x", -3) == -3.0
+    assert params.number("x", 2, low=2) == 2.0
+    for bad in (True, math.nan, math.inf, -1, 1.0, "1", None):
+        with pytest.raises(ValueError, match="^c must be a whole number of coins >= 0"):
+            params.cushion("c", bad)
+    for bad in (False, math.nan, math.inf, -0.1, 1.1, "0.5", None):
+        with pytest.raises(ValueError, match="^p must be a probability from 0 to 1"):
+            params.probability("p", bad)
+    for bad in (True, math.nan, math.inf, -math.inf, 1.5, "3"):
+        with pytest.raises(ValueError, match="^x must be a finite number >= 2, got"):
+            params.number("x", bad, low=2)
+
+
+def test_a_plugin_module_that_exits_on_import_is_a_one_line_error(tmp_path):
+    plugin = tmp_path / "quitter.py"
+    plugin.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(BotSpecError) as error:
+        make_bot(f"{plugin}:Bot")
+    assert str(error.value) == f"bot '{plugin}:Bot': cannot import {plugin}: SystemExit: 3"
+
+
+# --- the decorator ------------------------------------------------------------------------------
+
+
+def test_the_decorator_registers_a_class_under_its_name(scratch_registry):
+    @register("tester")
+    class Tester(Strategy):
+        """A bot made in a test.
+
+        More text that the listing leaves out.
+        """
+
+        def __init__(self, level: int = 2, mode: str | None = None) -> None:
+            self.level = level
+
+    assert Tester.registered_name == "tester"
+    bot = make_bot("tester:level=5")
+    assert isinstance(bot, Tester) and bot.level == 5
+    assert repr(bot) == "tester:level=5,mode=none"
+    entry = bot_entries()["tester"]
+    assert entry.description == "A bot made in a test"
+    assert entry.parameters == (("level", 2), ("mode", None))
+    assert any(
+        line.startswith("tester ") and line.endswith("A bot made in a test  (level=2, mode=none)")
+        for line in listing()
+    )
+
+
+def test_registering_a_name_twice_names_both_classes(scratch_registry):
+    with pytest.raises(BotSpecError) as error:
+
+        @register("normal")
+        class Impostor(Strategy):
+            """Not Normal."""
+
+    text = str(error.value)
+    assert "'normal' registered twice" in text
+    assert "barbaron.bots.normal.Normal" in text and "Impostor" in text
+    assert make_bot("normal").__class__ is Normal
+
+
+@pytest.mark.parametrize("name", ["", "my.bot", "a:b", "x y", "9lives", None])
+def test_a_bot_name_must_fit_in_a_spec(name):
+    with pytest.raises(ValueError, match="a bot name is"):
+        register(name)
+
+
+# --- entry points -----------------------------------------------------------------------------
+
+FAKE_MODULE = '''
+from barbaron.strategy import Strategy
+
+
+class FakeBot(Strategy):
+    """A fake bot from a plugin.
+
+    Installed as the fakebots distribution.
+    """
+
+    def __init__(self, level: int = 2) -> None:
+        if level < 0:
+            raise ValueError(f"level must be >= 0, got {level!r}")
+        self.level = level
+'''
+
+
+@pytest.fixture
+def fake_distribution(tmp_path, monkeypatch, scratch_registry):
+    """Install a fake distribution ``fakebots`` with the given ``barbaron.bots`` entry points
+    and modules, on ``sys.path`` for the test only."""
+    before = set(sys.modules)
+
+    def install(entry_points: str, modules: dict[str, str]) -> None:
+        info = tmp_path / "fakebots-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakebots\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text("[barbaron.bots]\n" + textwrap.dedent(entry_points))
+        for name, text in modules.items():
+            (tmp_path / f"{name}.py").write_text(text)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        registry.reset()
+
+    yield install
+    for name in set(sys.modules) - before:
+        if name.startswith("fakebots"):
+            del sys.modules[name]
+
+
+def test_an_entry_point_adds_a_bot(fake_distribution):
+    fake_distribution("fake = fakebots_mod:FakeBot\n", {"fakebots_mod": FAKE_MODULE})
+    bot = make_bot("fake:level=4")
+    assert type(bot).__name__ == "FakeBot" and bot.level == 4
+    assert repr(bot) == "fake:level=4" and make_bot(repr(bot)).params == {"level": 4}
+    entry = bot_entries()["fake"]
+    assert entry.description == "A fake bot from a plugin" and entry.parameters == (("level", 2),)
+    assert "fake       A fake bot from a plugin  (level=2)" in listing()
+    with pytest.raises(BotSpecError, match="^bot 'fake:level=-1': level must be >= 0, got -1$"):
+        make_bot("fake:level=-1")
+    assert make_bot("normal").cushion == 250  # the built-ins are still there
+
+
+def test_a_broken_entry_point_is_a_one_line_error_when_used(fake_distribution):
+    fake_distribution(
+        """
+        fake = fakebots_mod:FakeBot
+        missing = fakebots_nowhere:Bot
+        quits = fakebots_quits:Bot
+        notaclass = fakebots_mod:FAKE_VALUE
+        """,
+        {
+            "fakebots_mod": FAKE_MODULE + "\nFAKE_VALUE = 3\n",
+            "fakebots_quits": "raise SystemExit('plugin gave up')\n",
+        },
+    )
+    assert make_bot("fake").level == 2  # the broken ones stop no other bot
+    cases = {
+        "missing": "bot 'missing': cannot load entry point 'missing = fakebots_nowhere:Bot' (from "
+        "fakebots 0.1): ModuleNotFoundError: No module named 'fakebots_nowhere'",
+        "quits": "bot 'quits': cannot load entry point 'quits = fakebots_quits:Bot' (from "
+        "fakebots 0.1): SystemExit: plugin gave up",
+        "notaclass": "bot 'notaclass': entry point 'notaclass = fakebots_mod:FAKE_VALUE' (from "
+        "fakebots 0.1) is not a class",
+    }
+    for name, message in cases.items():
+        with pytest.raises(BotSpecError) as error:
+            make_bot(name)
+        assert str(error.value) == message
+    lines = listing()
+    assert [line.split()[0] for line in lines] == sorted([*BUILT_IN, "fake", *cases])
+    assert any(line.startswith("quits ") and "(unusable) cannot load" in line for line in lines)
+    assert set(bot_entries()) == {*BUILT_IN, "fake"}
+
+
+def test_an_entry_point_may_not_take_a_built_in_name(fake_distribution):
+    fake_distribution("normal = fakebots_mod:FakeBot\n", {"fakebots_mod": FAKE_MODULE})
+    with pytest.raises(BotSpecError) as error:
+        make_bot("normal")
+    text = str(error.value)
+    assert "'normal' registered twice" in text
+    assert "barbaron.bots.normal.Normal" in text and "fakebots_mod.FakeBot" in text
+    assert "\n" not in text
+    assert make_bot("hard").risk == 1.0
+
+
+def test_a_plugin_class_registered_by_both_decorator_and_entry_point_is_one_bot(
+    fake_distribution,
+):
+    module = FAKE_MODULE.replace(
+        "from barbaron.strategy import Strategy",
+        "from barbaron.registry import register\nfrom barbaron.strategy import Strategy",
+    ).replace("class FakeBot", '@register("fake")\nclass FakeBot')
+    fake_distribution("fake = fakebots_both:FakeBot\n", {"fakebots_both": module})
+    assert repr(make_bot("fake")) == "fake:level=2"
+    assert list(bot_entries()).count("fake") == 1
