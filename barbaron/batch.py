@@ -23,6 +23,7 @@ tested against it game for game.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -142,6 +143,33 @@ _NO_SCRIPT = Script(
 )
 
 
+class KernelState(NamedTuple):
+    """What the kernels read and write, as one record: the batch state's arrays (the same
+    objects, changed in place), the turn slot's work arrays and the script. Axis 0 is the game."""
+
+    game: np.ndarray  # (n,) int64: BatchState.game
+    coins: np.ndarray  # (n, players) int32: BatchState.coins
+    position: np.ndarray  # (n, players) int8: BatchState.position
+    skip: np.ndarray  # (n, players) bool: BatchState.skip
+    owner: np.ndarray  # (n, 12) int8: BatchState.owner
+    level: np.ndarray  # (n, 12) int8: BatchState.level
+    deck: np.ndarray  # (n, 14) int8: BatchState.deck
+    drawn: np.ndarray  # (n,) int32: BatchState.drawn
+    rolls: np.ndarray  # (n,) int32: BatchState.rolls
+    active: np.ndarray  # (n,) bool: the seat plays this slot (not skipped, R6)
+    may_upgrade: np.ndarray  # (n,) bool: the seat has a bar it may upgrade (R16)
+    upgrade: np.ndarray  # (n,) int8: the bar the strategy upgrades (R16), -1 none
+    pending: np.ndarray  # (n,) int8: the landing's open decision, BUY, TAKEOVER or NO_DECISION
+    pending_bar: np.ndarray  # (n,) int8: the bar that decision is about
+    answer: np.ndarray  # (n,) bool: the strategy's yes to the pending decision
+    short: np.ndarray  # (n,) int8: 1 out of scripted dice, 2 out of scripted cards, else 0
+    scripted: bool  # dice and cards come from the script, not the game's streams
+    script_dice: np.ndarray  # (n or 1, max rolls, 2) int8: Script.dice
+    n_dice: np.ndarray  # (n or 1,) int32: Script.n_dice
+    script_deck: np.ndarray  # (n or 1, max shuffles, 14) int8: Script.deck
+    n_shuffles: np.ndarray  # (n or 1,) int32: Script.n_shuffles
+
+
 class ScriptExhausted(RuntimeError):
     """A scripted game needed more dice or cards than its script holds."""
 
@@ -200,61 +228,54 @@ def play_batch(
     s = script or _NO_SCRIPT
     scripted = script is not None
     coins_trace = np.empty((n, rules.turn_slots, players), np.int32) if trace else None
-    active = np.empty(n, dtype=bool)
-    may_upgrade = np.empty(n, dtype=bool)
-    upgrade = np.full(n, -1, dtype=np.int8)
-    pending = np.empty(n, dtype=np.int8)
-    pending_bar = np.empty(n, dtype=np.int8)
-    answer = np.zeros(n, dtype=bool)
-    short = np.zeros(n, dtype=np.int8)  # 1: out of scripted dice, 2: out of scripted cards
+    st = KernelState(
+        game=state.game,
+        coins=state.coins,
+        position=state.position,
+        skip=state.skip,
+        owner=state.owner,
+        level=state.level,
+        deck=state.deck,
+        drawn=state.drawn,
+        rolls=state.rolls,
+        active=np.empty(n, dtype=bool),
+        may_upgrade=np.empty(n, dtype=bool),
+        upgrade=np.full(n, -1, dtype=np.int8),
+        pending=np.empty(n, dtype=np.int8),
+        pending_bar=np.empty(n, dtype=np.int8),
+        answer=np.zeros(n, dtype=bool),
+        short=np.zeros(n, dtype=np.int8),
+        scripted=scripted,
+        script_dice=s.dice,
+        n_dice=s.n_dice,
+        script_deck=s.deck,
+        n_shuffles=s.n_shuffles,
+    )
     for round_number in range(1, rules.rounds + 1):
         state.round = round_number
         for seat in range(players):
             slot = (round_number - 1) * players + seat
             strategy = strategies[seat]
-            _start_turn(
-                seat, state.coins, state.skip, state.owner, state.level, active, may_upgrade
-            )
-            upgrade.fill(-1)
-            asked = np.flatnonzero(may_upgrade)
+            _start_turn(seat, st)
+            st.upgrade.fill(-1)
+            asked = np.flatnonzero(st.may_upgrade)
             if asked.size:
                 view = _view(rules, state, seed, seat, slot, Decision.UPGRADE)
-                upgrade[asked] = _checked_upgrades(strategy, view, asked)
-            _play_turn(
-                seat,
-                players,
-                seed,
-                state.game,
-                state.coins,
-                state.position,
-                state.skip,
-                state.owner,
-                state.level,
-                state.deck,
-                state.drawn,
-                state.rolls,
-                upgrade,
-                active,
-                pending,
-                pending_bar,
-                scripted,
-                s.dice,
-                s.n_dice,
-                s.deck,
-                s.n_shuffles,
-                short,
-            )
-            if scripted and short.any():
-                g = int(np.flatnonzero(short)[0])
-                what = "dice" if short[g] == 1 else "cards"
+                st.upgrade[asked] = _checked_upgrades(strategy, view, asked)
+            _play_turn(seat, players, seed, st)
+            if scripted and st.short.any():
+                g = int(np.flatnonzero(st.short)[0])
+                what = "dice" if st.short[g] == 1 else "cards"
                 raise ScriptExhausted(g, f"too few {what} (ran out in round {round_number})")
-            answer.fill(False)
+            st.answer.fill(False)
             for decision in (Decision.BUY, Decision.TAKEOVER):
-                asked = np.flatnonzero(pending == decision)
+                asked = np.flatnonzero(st.pending == decision)
                 if asked.size:
                     view = _view(rules, state, seed, seat, slot, decision)
-                    answer[asked] = _checked_answers(strategy, view, asked, pending_bar[asked])
-            _finish_turn(seat, state.coins, state.owner, state.level, pending, pending_bar, answer)
+                    st.answer[asked] = _checked_answers(
+                        strategy, view, asked, st.pending_bar[asked]
+                    )
+            _finish_turn(seat, st)
             if coins_trace is not None:
                 coins_trace[:, slot] = state.coins
     return BatchOutcome(state, worth(state, players), coins_trace)
@@ -328,15 +349,16 @@ def _first_illegal_upgrade(coins, owner, level, games, seat, choice):
 
 
 @nb.njit(cache=True)
-def _start_turn(seat, coins, skip, owner, level, active, may_upgrade):
+def _start_turn(seat, st):
     """R6: a skipped slot does nothing; else may the seat upgrade (R16)?"""
+    coins, skip, owner, level = st.coins, st.skip, st.owner, st.level
     for g in range(coins.shape[0]):
         if skip[g, seat]:
             skip[g, seat] = False
-            active[g] = False
-            may_upgrade[g] = False
+            st.active[g] = False
+            st.may_upgrade[g] = False
             continue
-        active[g] = True
+        st.active[g] = True
         can = False
         for b in range(R.N_BARS):
             if (
@@ -346,52 +368,30 @@ def _start_turn(seat, coins, skip, owner, level, active, may_upgrade):
             ):
                 can = True
                 break
-        may_upgrade[g] = can
+        st.may_upgrade[g] = can
 
 
 @nb.njit(cache=True)
-def _play_turn(
-    seat,
-    players,
-    seed,
-    game,
-    coins,
-    position,
-    skip,
-    owner,
-    level,
-    deck,
-    drawn,
-    rolls,
-    upgrade,
-    active,
-    pending,
-    pending_bar,
-    scripted,
-    script_dice,
-    n_dice,
-    script_deck,
-    n_shuffles,
-    short,
-):
+def _play_turn(seat, players, seed, st):
     """R7: upgrade, roll, move (R8 wages), resolve the space up to an open decision."""
+    coins, position, level = st.coins, st.position, st.level
     for g in range(coins.shape[0]):
-        pending[g] = NO_DECISION
-        if not active[g]:
+        st.pending[g] = NO_DECISION
+        if not st.active[g]:
             continue
-        b = upgrade[g]
+        b = st.upgrade[g]
         if b >= 0:  # R16
             coins[g, seat] -= _UPGRADE_COST[b]
             level[g, b] += 1
-        k = rolls[g]
-        if scripted:
-            if k >= n_dice[g]:
-                short[g] = 1
+        k = st.rolls[g]
+        if st.scripted:
+            if k >= st.n_dice[g]:
+                st.short[g] = 1
                 continue
-            d1, d2 = script_dice[g, k, 0], script_dice[g, k, 1]
+            d1, d2 = st.script_dice[g, k, 0], st.script_dice[g, k, 1]
         else:
-            d1, d2 = streams.roll(seed, game[g], k)
-        rolls[g] = k + 1
+            d1, d2 = streams.roll(seed, st.game[g], k)
+        st.rolls[g] = k + 1
         target = position[g, seat] + d1 + d2
         if target >= R.N_SPACES:  # R8
             coins[g, seat] += R.WAGES
@@ -399,41 +399,23 @@ def _play_turn(
         position[g, seat] = space
         bar = _BAR_OF_SPACE[space]
         if bar >= 0:
-            _land(g, seat, bar, coins, owner, level, pending, pending_bar)
+            _land(g, seat, bar, st)
         elif space == R.JUKEBOX or space == R.REGULARS_TABLE:
-            _draw_card(
-                g,
-                seat,
-                players,
-                seed,
-                game,
-                coins,
-                position,
-                skip,
-                owner,
-                level,
-                deck,
-                drawn,
-                pending,
-                pending_bar,
-                scripted,
-                script_deck,
-                n_shuffles,
-                short,
-            )
+            _draw_card(g, seat, players, seed, st)
         elif space == R.CURFEW:
-            skip[g, seat] = True  # R6
+            st.skip[g, seat] = True  # R6
 
 
 @nb.njit(cache=True)
-def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
+def _land(g, seat, bar, st):
     """A bar: a free one may be bought (R14); someone else's costs a tab (R11), then maybe
     a takeover (R15)."""
+    coins, owner, level = st.coins, st.owner, st.level
     holder = owner[g, bar]
     if holder == -1:
         if coins[g, seat] >= _PRICE[bar]:
-            pending[g] = BUY
-            pending_bar[g] = bar
+            st.pending[g] = BUY
+            st.pending_bar[g] = bar
     elif holder != seat:
         first = bar // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
         held = 0
@@ -445,16 +427,17 @@ def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
             coins[g, seat] -= due
             coins[g, holder] += due
         else:
-            _pay(g, seat, due, holder, coins, owner, level)
+            _pay(g, seat, due, holder, st)
         if coins[g, seat] >= _TAKEOVER[bar, level[g, bar]]:
-            pending[g] = TAKEOVER
-            pending_bar[g] = bar
+            st.pending[g] = TAKEOVER
+            st.pending_bar[g] = bar
 
 
 @nb.njit(cache=True)
-def _pay(g, payer, amount, receiver, coins, owner, level):
+def _pay(g, payer, amount, receiver, st):
     """R12: sell bars lowest value first (ties: lowest index) for half value until the amount
     can be paid; else pay everything (broke). ``receiver`` -1 is the bank."""
+    coins, owner, level = st.coins, st.owner, st.level
     have = coins[g, payer]
     while have < amount:
         cheapest, cheapest_value = -1, 1 << 30
@@ -473,41 +456,23 @@ def _pay(g, payer, amount, receiver, coins, owner, level):
 
 
 @nb.njit(cache=True)
-def _draw_card(
-    g,
-    seat,
-    players,
-    seed,
-    game,
-    coins,
-    position,
-    skip,
-    owner,
-    level,
-    deck,
-    drawn,
-    pending,
-    pending_bar,
-    scripted,
-    script_deck,
-    n_shuffles,
-    short,
-):
+def _draw_card(g, seat, players, seed, st):
     """R17: draw the next card of the game's deck (reshuffled every 14), then R13/R18."""
-    shuffle, index = divmod(drawn[g], R.N_CARDS)
+    coins, position, owner, level, deck = st.coins, st.position, st.owner, st.level, st.deck
+    shuffle, index = divmod(st.drawn[g], R.N_CARDS)
     if index == 0:
-        if scripted:
-            if shuffle >= n_shuffles[g]:
-                short[g] = 2
+        if st.scripted:
+            if shuffle >= st.n_shuffles[g]:
+                st.short[g] = 2
                 return
-            deck[g, :] = script_deck[g, shuffle, :]
+            deck[g, :] = st.script_deck[g, shuffle, :]
         else:
-            streams.shuffle_into(seed, game[g], shuffle, deck[g])
+            streams.shuffle_into(seed, st.game[g], shuffle, deck[g])
     card = deck[g, index]
-    drawn[g] += 1
+    st.drawn[g] += 1
     if card == ROUND_ON_THE_HOUSE:  # R13
         for k in range(1, players):
-            _pay(g, seat, R.ROUND_ON_THE_HOUSE_EACH, (seat + k) % players, coins, owner, level)
+            _pay(g, seat, R.ROUND_ON_THE_HOUSE_EACH, (seat + k) % players, st)
     elif card == REGULARS:
         coins[g, seat] += R.REGULARS_GAIN
     elif card == BOUNCER:  # R8
@@ -515,26 +480,26 @@ def _draw_card(
         coins[g, seat] += R.WAGES
     elif card == BIRTHDAY:  # R13
         for k in range(1, players):
-            _pay(g, (seat + k) % players, R.BIRTHDAY_EACH, seat, coins, owner, level)
+            _pay(g, (seat + k) % players, R.BIRTHDAY_EACH, seat, st)
     elif card == HEALTH_INSPECTION:  # R18
         levels = 0
         for b in range(R.N_BARS):
             if owner[g, b] == seat:
                 levels += level[g, b]
-        _pay(g, seat, R.HEALTH_INSPECTION_PER_LEVEL * levels, -1, coins, owner, level)
+        _pay(g, seat, R.HEALTH_INSPECTION_PER_LEVEL * levels, -1, st)
     elif card == PUB_CRAWL or card == TAXI:  # R18: no wages, resolve the bar
         space = position[g, seat] + R.PUB_CRAWL_STEPS if card == PUB_CRAWL else R.NEON_LIGHT
         position[g, seat] = space
-        _land(g, seat, _BAR_OF_SPACE[space], coins, owner, level, pending, pending_bar)
+        _land(g, seat, _BAR_OF_SPACE[space], st)
     elif card == POLICE_CHECK:  # R6, R8
         position[g, seat] = R.CURFEW
-        skip[g, seat] = True
+        st.skip[g, seat] = True
     elif card == LOTTERY_TICKET:
         coins[g, seat] += R.LOTTERY_GAIN
     elif card == BROKEN_GLASS:
-        _pay(g, seat, R.BROKEN_GLASS_COST, -1, coins, owner, level)
+        _pay(g, seat, R.BROKEN_GLASS_COST, -1, st)
     elif card == TAX_AUDIT:  # R9, R18
-        _pay(g, seat, _tax_audit_amount(coins[g, seat]), -1, coins, owner, level)
+        _pay(g, seat, _tax_audit_amount(coins[g, seat]), -1, st)
     elif card == FREE_KEG:  # R18: cheapest plain bar, ties by index
         best, best_price = -1, 1 << 30
         for b in range(R.N_BARS):
@@ -552,17 +517,18 @@ def _draw_card(
         if card == INFLUENCER_VIDEO:
             coins[g, seat] += R.INFLUENCER_PER_BAR * bars
         else:
-            _pay(g, seat, R.BURST_PIPE_PER_BAR * bars, -1, coins, owner, level)
+            _pay(g, seat, R.BURST_PIPE_PER_BAR * bars, -1, st)
 
 
 @nb.njit(cache=True)
-def _finish_turn(seat, coins, owner, level, pending, pending_bar, answer):
+def _finish_turn(seat, st):
     """The strategy's answers take effect: buy (R14) or take over (R15)."""
+    coins, owner, level = st.coins, st.owner, st.level
     for g in range(coins.shape[0]):
-        if not answer[g]:
+        if not st.answer[g]:
             continue
-        bar = pending_bar[g]
-        if pending[g] == BUY:
+        bar = st.pending_bar[g]
+        if st.pending[g] == BUY:
             coins[g, seat] -= _PRICE[bar]
         else:
             cost = _TAKEOVER[bar, level[g, bar]]
