@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from barbaron.config import DEFAULT_BATCH_SIZE
-from barbaron.errors import UsageError
+from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
+from barbaron.errors import RunFailed, RunInterrupted, UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,6 +34,7 @@ __all__ = [
     "CompareResult",
     "Execution",
     "PlayResult",
+    "RunFailed",
     "RunInterrupted",
     "RunOptions",
     "RunResult",
@@ -44,10 +45,6 @@ __all__ = [
     "seats",
     "sweep",
 ]
-
-
-class RunInterrupted(Exception):
-    """A run stopped by Ctrl-C: the message says what was kept and how to resume."""
 
 
 class RunOptions(TypedDict, total=False):
@@ -229,23 +226,30 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def parse_values(text: str, what: str) -> list[float]:
-    """Numbers from text: ``'0:200:25'`` (START:STOP:STEP, inclusive) or ``'10,20,50'``."""
+    """Numbers from text: ``'0:200:25'`` (START:STOP:STEP, inclusive) or ``'10,20,50'``;
+    finite, and at most ``MAX_POINTS`` of them (counted before any list is built)."""
+    shape = (
+        f"{what} must look like START:STOP:STEP (e.g. 0:200:25) or a comma list "
+        f"(e.g. 0,50,100) of finite numbers, got {text!r}"
+    )
     try:
         if ":" in text:
             start, stop, step = (float(x) for x in text.split(":"))
-            if step <= 0 or stop < start:
+            if not all(map(math.isfinite, (start, stop, step))) or step <= 0 or stop < start:
                 raise ValueError
             count = int(math.floor((stop - start) / step + 1e-9)) + 1
+            if count > MAX_POINTS:
+                raise UsageError(f"{what} {text!r} has {count:,} values; at most {MAX_POINTS:,}")
             values = [start + i * step for i in range(count)]
         else:
-            values = [float(x) for x in text.split(",") if x.strip()]
-        if not values:
-            raise ValueError
+            items = text.split(",")
+            if len(items) > MAX_POINTS:
+                raise UsageError(f"{what} has {len(items):,} values; at most {MAX_POINTS:,}")
+            values = [float(x) for x in items if x.strip()]
+            if not values or not all(map(math.isfinite, values)):
+                raise ValueError
     except ValueError:
-        raise UsageError(
-            f"{what} must look like START:STOP:STEP (e.g. 0:200:25) or a comma "
-            f"list (e.g. 0,50,100), got {text!r}"
-        ) from None
+        raise UsageError(shape) from None
     return [int(v) if float(v).is_integer() else v for v in values]
 
 
@@ -289,7 +293,12 @@ def field_of(field: str | Sequence[str], players: int) -> list[str]:
 
 @dataclass
 class _Run:
-    """A run under way: its job, where it writes, and what it played."""
+    """A run under way: its job, where it writes (a results folder, or memory), what it played.
+
+    Used as a context manager around playing and finishing: whatever stops it (Ctrl-C, a dead
+    worker, a full disk) leaves the folder resumable, lets go of its lock, and becomes one
+    :class:`RunInterrupted` or :class:`RunFailed` that says how to resume.
+    """
 
     command: str
     execution: Execution
@@ -298,61 +307,58 @@ class _Run:
     outcome: RunOutcome | None = None
 
     @classmethod
-    def start(
-        cls,
-        command: str,
-        execution: Execution,
-        arms: list[Arm],
-        games: int,
-        *,
-        rotate: bool | None = None,
-        on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None,
+    def open(
+        cls, command: str, execution: Execution, arms: list[Arm], games: int, **job: object
     ) -> _Run:
-        """Play ``arms`` into the run's folder (or memory) and return the finished run."""
+        """The run of ``arms`` with its results folder (or memory) ready; nothing played yet."""
         from barbaron.results import InMemory, ResultsError, RunFolder
 
-        job = execution.job(arms, games, rotate=rotate)
+        job = execution.job(arms, games, **job)
         if execution.out is None:
-            sink = InMemory(job)
-        else:
-            try:
-                sink = RunFolder(
-                    execution.out,
-                    job,
-                    command,
-                    force=execution.force,
-                    resume=execution.resume,
-                )
-            except ResultsError as e:
-                raise UsageError(str(e)) from None
-        run = cls(command, execution, job, sink)
-        run.outcome = run._execute(on_unit)
-        return run
+            return cls(command, execution, job, InMemory(job))
+        try:
+            folder = RunFolder(
+                execution.out, job, command, force=execution.force, resume=execution.resume
+            )
+        except ResultsError as e:
+            raise UsageError(str(e)) from None
+        return cls(command, execution, job, folder)
 
-    def _execute(self, on_unit) -> RunOutcome:
-        """Play the job. A run that fails before its first unit leaves no folder behind; an
-        interrupted one keeps its finished units for ``resume``."""
+    def __enter__(self) -> _Run:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if error is None:
+            return
+        sink = self.sink
+        sink.close()
+        partial = getattr(sink, "partial", None)
+        if partial is not None and not sink.done_units() and not self.execution.resume:
+            shutil.rmtree(partial, ignore_errors=True)  # nothing finished: leave nothing behind
+        kept = partial is not None and partial.exists()
+        resume = (
+            f"finished units are kept in {partial} (its manifest says partial); run the same "
+            "command with --resume to continue"
+        )
+        if isinstance(error, KeyboardInterrupt):
+            if not kept:
+                raise RunInterrupted("interrupted before any game finished; nothing was written")
+            raise RunInterrupted(f"interrupted: {resume}") from None
+        from barbaron.errors import RunFailed
+        from barbaron.results import ResultsError
+
+        if isinstance(error, RunFailed | ResultsError | OSError):
+            where = f"; {resume}" if kept else "; nothing was kept"
+            raise RunFailed(f"{_os_message(error)}{where}") from None
+        if isinstance(error, RuntimeError) and "dask" in str(error):
+            raise UsageError(str(error)) from None
+
+    def play(self, on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None) -> None:
+        """Play the units not yet done."""
         from barbaron.run import execute
 
-        sink = self.sink
-        try:
-            return execute(self.job, sink, quiet=not self.execution.progress, on_unit=on_unit)
-        except BaseException as e:
-            partial = getattr(sink, "partial", None)
-            if partial is not None and not sink.done_units() and not self.execution.resume:
-                shutil.rmtree(partial, ignore_errors=True)
-            if isinstance(e, KeyboardInterrupt):
-                if partial is None or not partial.exists():
-                    raise RunInterrupted(
-                        "interrupted before any game finished; nothing was written"
-                    ) from None
-                raise RunInterrupted(
-                    f"interrupted: finished units are kept in {partial} (its manifest says "
-                    "partial); run the same command with --resume to continue"
-                ) from None
-            if isinstance(e, RuntimeError) and "dask" in str(e):
-                raise UsageError(str(e)) from None
-            raise
+        quiet = not self.execution.progress
+        self.outcome = execute(self.job, self.sink, quiet=quiet, on_unit=on_unit)
 
     @property
     def totals(self) -> list[Totals]:
@@ -388,6 +394,13 @@ class _Run:
         return result_type(out=out, **common)
 
 
+def _os_message(error: BaseException) -> str:
+    """One line for an OS error (with the path it concerns) or any of barbaron's own."""
+    if isinstance(error, OSError) and error.filename:
+        return f"cannot write {error.filename}: {error.strerror or error}"
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
 # --- play ------------------------------------------------------------------------------------
 def play(bots: Sequence[str], *, games: int = 20_000, **options: Unpack[RunOptions]) -> PlayResult:
     """Play a lineup (one bot spec per seat, 2 to 4) ``games`` times, rotations included: each
@@ -398,10 +411,11 @@ def play(bots: Sequence[str], *, games: int = 20_000, **options: Unpack[RunOptio
     execution = _execution(options)
     lineup_bots(bots)
     arm = Arm("play", tuple(bots), execution.rules(len(bots)))
-    run = _Run.start("play", execution, [arm], games)
-    summary = run.totals[0].summary()
-    summary.pop("label")
-    return run.finish(PlayResult, summary, summary["bots"])
+    with _Run.open("play", execution, [arm], games) as run:
+        run.play()
+        summary = run.totals[0].summary()
+        summary.pop("label")
+        return run.finish(PlayResult, summary, summary["bots"])
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -469,36 +483,41 @@ def compare(
             )
         return bool(sprt.decision(llr))
 
-    run = _Run.start("compare", execution, arms, games, on_unit=on_unit)
-    est = score()
-    diff = Estimate(2 * est.mean - 1, 2 * est.se, est.deals)  # new minus base win share
-    arms_summary = [t.summary() for t in run.totals]
-    own = [t.position_estimate(0) for t in run.totals]  # each arm's own seat
-    summary = {
-        "games": arms_summary[0]["games"],
-        "new": new,
-        "base": base,
-        "field": list(field),
-        "bots": arms_summary[0]["bots"],
-        "seats": arms_summary[0]["seats"],
-        "arms": arms_summary,
-        "own": [{"win_share": e.mean, "win_share_ci": list(e.ci)} for e in own],
-        "difference": {"win_share": diff.mean, "win_share_ci": list(diff.ci), "deals": diff.deals},
-    }
-    if sprt is not None:
-        llr = trace[-1]["llr"] if trace else 0.0
-        summary["sprt"] = {
-            "elo0": sprt.elo0,
-            "elo1": sprt.elo1,
-            "alpha": sprt.alpha,
-            "beta": sprt.beta,
-            "bounds": list(sprt.bounds),
-            "llr": llr,
-            "decision": sprt.decision(llr) or None,
-            "trace": trace,
+    with _Run.open("compare", execution, arms, games) as run:
+        run.play(on_unit)
+        est = score()
+        diff = Estimate(2 * est.mean - 1, 2 * est.se, est.deals)  # new minus base win share
+        arms_summary = [t.summary() for t in run.totals]
+        own = [t.position_estimate(0) for t in run.totals]  # each arm's own seat
+        summary = {
+            "games": arms_summary[0]["games"],
+            "new": new,
+            "base": base,
+            "field": list(field),
+            "bots": arms_summary[0]["bots"],
+            "seats": arms_summary[0]["seats"],
+            "arms": arms_summary,
+            "own": [{"win_share": e.mean, "win_share_ci": list(e.ci)} for e in own],
+            "difference": {
+                "win_share": diff.mean,
+                "win_share_ci": list(diff.ci),
+                "deals": diff.deals,
+            },
         }
-    table = [{"arm": arm["label"], **bot} for arm in arms_summary for bot in arm["bots"]]
-    return run.finish(CompareResult, summary, table)
+        if sprt is not None:
+            llr = trace[-1]["llr"] if trace else 0.0
+            summary["sprt"] = {
+                "elo0": sprt.elo0,
+                "elo1": sprt.elo1,
+                "alpha": sprt.alpha,
+                "beta": sprt.beta,
+                "bounds": list(sprt.bounds),
+                "llr": llr,
+                "decision": sprt.decision(llr) or None,
+                "trace": trace,
+            }
+        table = [{"arm": arm["label"], **bot} for arm in arms_summary for bot in arm["bots"]]
+        return run.finish(CompareResult, summary, table)
 
 
 # --- seats -----------------------------------------------------------------------------------
@@ -528,48 +547,53 @@ def seats(
         raise UsageError(f"--bots takes 1 bot (with --players) or 2 to 4 bots; got {len(bots)}")
     build_bots(bots)
     bonuses = sorted(set(parse_values(bonus, "--bonus") if isinstance(bonus, str) else bonus))
-    if not bonuses:
-        raise UsageError("give at least one seat bonus")
+    if not 1 <= len(bonuses) <= MAX_POINTS:
+        raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonuses)}")
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses]
     identical = len(set(bots)) == 1  # every rotation is the same game: play each deal once
-    run = _Run.start("seats", execution, arms, games, rotate=execution.rotate and not identical)
-    # the least-squares slope of win share over seat index, per deal: 0 when seats are even
-    c = np.array([2 * s - (players - 1) for s in range(players)])  # 2 (s - mean seat)
-    denominator = float(c @ c) / 2  # sum_s c_s (s - mean seat)
-    points = []
-    for b, total in zip(bonuses, run.totals, strict=True):
-        arm = total.summary()
-        slope = total.seat_contrast(c)
-        points.append(
-            {
-                "seat_bonus": b,
-                "seats": arm["seats"],
-                "seat_balance": arm["seat_balance"],
-                "slope": slope.mean / denominator,
-                "slope_ci": [x / denominator for x in slope.ci],
-                "arm": arm,
-            }
+    with _Run.open(
+        "seats", execution, arms, games, rotate=execution.rotate and not identical
+    ) as run:
+        run.play()
+        # the least-squares slope of win share over seat index, per deal: 0 when seats are even
+        c = np.array([2 * s - (players - 1) for s in range(players)])  # 2 (s - mean seat)
+        denominator = float(c @ c) / 2  # sum_s c_s (s - mean seat)
+        points = []
+        for b, total in zip(bonuses, run.totals, strict=True):
+            arm = total.summary()
+            slope = total.seat_contrast(c)
+            points.append(
+                {
+                    "seat_bonus": b,
+                    "seats": arm["seats"],
+                    "seat_balance": arm["seat_balance"],
+                    "slope": slope.mean / denominator,
+                    "slope_ci": [x / denominator for x in slope.ci],
+                    "arm": arm,
+                }
+            )
+        x = np.array(bonuses, dtype=float)
+        mean = np.array([p["slope"] for p in points])
+        low = np.array([p["slope_ci"][0] for p in points])
+        high = np.array([p["slope_ci"][1] for p in points])
+        edges = sorted(
+            v for v in (zero_crossing(x, low), zero_crossing(x, high)) if not math.isnan(v)
         )
-    x = np.array(bonuses, dtype=float)
-    mean = np.array([p["slope"] for p in points])
-    low = np.array([p["slope_ci"][0] for p in points])
-    high = np.array([p["slope_ci"][1] for p in points])
-    edges = sorted(v for v in (zero_crossing(x, low), zero_crossing(x, high)) if not math.isnan(v))
-    even = {
-        "bonus": zero_crossing(x, mean),
-        "ci": [edges[0], edges[-1]] if len(edges) == 2 else [math.nan, math.nan],
-    }
-    summary = {
-        "games": run.job.games,
-        "bots": bots,
-        "points": points,
-        "even": even,
-        "rotate": run.job.rotate,
-        "seats": points[0]["seats"],
-    }
-    table = [{"seat_bonus": p["seat_bonus"], **seat} for p in points for seat in p["seats"]]
-    return run.finish(SeatsResult, summary, table)
+        even = {
+            "bonus": zero_crossing(x, mean),
+            "ci": [edges[0], edges[-1]] if len(edges) == 2 else [math.nan, math.nan],
+        }
+        summary = {
+            "games": run.job.games,
+            "bots": bots,
+            "points": points,
+            "even": even,
+            "rotate": run.job.rotate,
+            "seats": points[0]["seats"],
+        }
+        table = [{"seat_bonus": p["seat_bonus"], **seat} for p in points for seat in p["seats"]]
+        return run.finish(SeatsResult, summary, table)
 
 
 # --- sweep -----------------------------------------------------------------------------------
@@ -591,8 +615,8 @@ def sweep(
 
     execution = _execution(options)
     values = parse_values(values, "--param") if isinstance(values, str) else list(values)
-    if not values:
-        raise UsageError(f"give at least one value of {param}")
+    if not 1 <= len(values) <= MAX_POINTS:
+        raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     specs = [with_param(bot, param, v) for v in values]
     build_bots(specs + field)
@@ -600,35 +624,38 @@ def sweep(
     arms = [
         Arm(f"{param}={v}", (spec, *field), rules) for v, spec in zip(values, specs, strict=True)
     ]
-    run = _Run.start("sweep", execution, arms, games)
-    points = []
-    for v, spec, total in zip(values, specs, run.totals, strict=True):
-        est = total.position_estimate(0)
-        arm = total.summary()
-        points.append(
-            {
-                "value": v,
-                "bot": spec,
-                "win_share": est.mean,
-                "win_share_ci": list(est.ci),
-                "mean_worth": arm["bots"][0]["mean_worth"],
-                "arm": arm,
-            }
-        )
-    best = max(points, key=lambda p: p["win_share"])
-    columns = ("bot", "win_share", "win_share_ci", "mean_worth")
-    summary = {
-        "games": run.job.games,
-        "bot": bot,
-        "param": param,
-        "field": list(field),
-        "points": points,
-        "best": {"value": best["value"], "win_share": best["win_share"]},
-        "bots": [
-            {"bot": p["bot"], "games": run.job.games, **{k: p[k] for k in columns[1:]}}
-            for p in points
-        ],
-        "seats": points[0]["arm"]["seats"],
-    }
-    table = [{"param": param, "value": p["value"], **{k: p[k] for k in columns}} for p in points]
-    return run.finish(SweepResult, summary, table)
+    with _Run.open("sweep", execution, arms, games) as run:
+        run.play()
+        points = []
+        for v, spec, total in zip(values, specs, run.totals, strict=True):
+            est = total.position_estimate(0)
+            arm = total.summary()
+            points.append(
+                {
+                    "value": v,
+                    "bot": spec,
+                    "win_share": est.mean,
+                    "win_share_ci": list(est.ci),
+                    "mean_worth": arm["bots"][0]["mean_worth"],
+                    "arm": arm,
+                }
+            )
+        best = max(points, key=lambda p: p["win_share"])
+        columns = ("bot", "win_share", "win_share_ci", "mean_worth")
+        summary = {
+            "games": run.job.games,
+            "bot": bot,
+            "param": param,
+            "field": list(field),
+            "points": points,
+            "best": {"value": best["value"], "win_share": best["win_share"]},
+            "bots": [
+                {"bot": p["bot"], "games": run.job.games, **{k: p[k] for k in columns[1:]}}
+                for p in points
+            ],
+            "seats": points[0]["arm"]["seats"],
+        }
+        table = [
+            {"param": param, "value": p["value"], **{k: p[k] for k in columns}} for p in points
+        ]
+        return run.finish(SweepResult, summary, table)

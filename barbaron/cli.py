@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
+import traceback
 from collections.abc import Sequence
 
 from barbaron import __version__
@@ -31,6 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'barbaron COMMAND --help' for each command's options.",
     )
     parser.add_argument("--version", action="version", version=f"barbaron {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback behind an error (also BARBARON_DEBUG=1)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -48,33 +57,63 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``barbaron`` console script; returns the exit status."""
+    """Entry point of the ``barbaron`` console script; returns the exit status.
+
+    Every failure is one line on stderr: bad input exits 2, a failed run or a strategy's own
+    exception 1, an interrupt (Ctrl-C or SIGTERM) 130. ``--debug`` (or ``BARBARON_DEBUG=1``)
+    shows the traceback behind the line.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
+    argv = [a for a in argv if a != "--debug"]
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
         args = build_parser().parse_args(argv)
         return args.run(args)
-    except UsageError as e:  # bad input of any kind: one line, exit 2
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:
-        return _known_failure(e)
+    except BaseException as e:  # every failure becomes one line (or, for a bug, re-raised)
+        status, line = _failure(e)
+        if status is None:
+            raise
+        if debug:
+            traceback.print_exception(e)
+        print(f"error: {line}", file=sys.stderr)
+        return status
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
-def _known_failure(e: Exception) -> int:
-    """One line and exit 2 for the library's own errors; anything else is a bug: re-raised."""
-    from barbaron.api import RunInterrupted
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM ends a run as Ctrl-C does: what is finished is kept for --resume."""
+    raise KeyboardInterrupt
+
+
+def _failure(e: BaseException) -> tuple[int | None, str]:
+    """The exit status and the line for a failure; (None, '') for a bug in barbaron itself."""
+    from barbaron.errors import RunFailed, RunInterrupted
     from barbaron.registry import BotSpecError
     from barbaron.scenario import ScenarioError
-    from barbaron.strategy import IllegalDecision
+    from barbaron.strategy import IllegalDecision, StrategyError
 
     if isinstance(e, BrokenPipeError):
-        return 0
-    if isinstance(e, RunInterrupted | ScenarioError | BotSpecError):
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return 0, ""
+    if isinstance(e, UsageError | ScenarioError | BotSpecError):
+        return 2, str(e)
     if isinstance(e, IllegalDecision):  # a bot broke the strategy contract: a bug in that bot
-        print(f"error: illegal decision: {e}", file=sys.stderr)
-        return 2
-    raise e
+        return 2, f"illegal decision: {e}"
+    if isinstance(e, StrategyError):
+        return 1, f"a strategy failed: {e}"
+    if isinstance(e, RunFailed):
+        return 1, str(e)
+    if isinstance(e, RunInterrupted):
+        return 130, str(e)
+    if isinstance(e, KeyboardInterrupt):
+        return 130, "interrupted"
+    if isinstance(e, OSError):
+        where = f"{e.filename}: " if e.filename else ""
+        return 1, f"{where}{e.strerror or e}"
+    return None, ""
 
 
 if __name__ == "__main__":

@@ -4,3 +4,12 @@
 class UsageError(ValueError):
     """Bad input from the user (an argument, a folder, a spec): says what is wrong and how to
     fix it, in one line."""
+
+
+class RunFailed(RuntimeError):
+    """A run that could not go on (a worker died, the disk is full, a folder is not writable):
+    says what happened and how to resume; exit status 1."""
+
+
+class RunInterrupted(RuntimeError):
+    """A run stopped by Ctrl-C or SIGTERM: says what was kept and how to resume."""

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from barbaron.batch import play_batch
+from barbaron.config import DEFAULT_BATCH_SIZE, MAX_GAMES, MAX_INDEX, MAX_WORKERS
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, estimate, seat_balance
 from barbaron.strategy import Strategy
-from barbaron.config import DEFAULT_BATCH_SIZE, MAX_INDEX
 
 SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
 FIXED = 1 << 32  # fixed-point scale for worth shares, so that their sums are exact integers
@@ -69,8 +69,10 @@ class Job:
             raise ValueError("a job needs at least one lineup")
         if len({a.rules.players for a in self.arms}) != 1:
             raise ValueError("every lineup of a job must have the same number of players")
-        if self.games < 1:
-            raise ValueError(f"--games must be at least 1, got {self.games}")
+        if not 1 <= self.games <= MAX_GAMES:
+            raise ValueError(
+                f"--games must be from 1 to {MAX_GAMES:,} per lineup, got {self.games}"
+            )
         if not 0 <= self.seed < MAX_INDEX:
             raise ValueError(f"--seed must be a whole number from 0 to 2**63 - 1, got {self.seed}")
         if self.games % self.rotations:
@@ -82,8 +84,8 @@ class Job:
             )
         if self.batch_size < 1:
             raise ValueError(f"--batch-size must be at least 1, got {self.batch_size}")
-        if self.workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {self.workers}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise ValueError(f"--workers must be from 1 to {MAX_WORKERS}, got {self.workers}")
         if self.backend not in ("loky", "dask"):
             raise ValueError(f"--backend must be loky or dask, got {self.backend!r}")
         if self.backend == "dask" and not self.scheduler:
@@ -410,8 +412,28 @@ def run_units(
     backend = _dask_backend(job) if job.backend == "dask" else contextlib.nullcontext()
     with backend:
         parallel = Parallel(
-            n_jobs=job.workers if job.backend == "loky" else -1,
+            n_jobs=min(job.workers, job.units) if job.backend == "loky" else -1,
             return_as="generator",
             backend=None if job.backend == "dask" else "loky",
         )
-        yield from parallel(delayed(task)(job, unit) for unit in units)
+        parent = os.getpid()
+        yield from parallel(delayed(_in_worker)(task, parent, job, unit) for unit in units)
+
+
+def _in_worker(task: Callable[..., UnitResult], parent: int, job: Job, unit: int) -> UnitResult:
+    """``task(job, unit)`` in a worker process that ends itself as soon as the process that
+    started the run is gone, however that ended (no orphans playing on)."""
+    import threading
+
+    name = "barbaron-watch-parent"
+    if os.getppid() == parent and not any(t.name == name for t in threading.enumerate()):
+        threading.Thread(target=_exit_with_parent, args=(parent,), name=name, daemon=True).start()
+    return task(job, unit)
+
+
+def _exit_with_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)

@@ -8,16 +8,21 @@ the folder to ``OUT``. An interrupted run leaves ``OUT.partial/``, which ``--res
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import functools
+import hashlib
+import importlib.util
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -60,9 +65,25 @@ def _git_commit() -> str | None:
 
 def write_json(path: Path, data: object) -> None:
     """Write JSON atomically (temporary file, then rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=_jsonable) + "\n")
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=2, default=_jsonable) + "\n"
+    with _written(path) as tmp:
+        tmp.write_text(text)
+
+
+@contextlib.contextmanager
+def _written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
+    """Write ``path`` through a temporary file that is renamed into place when the block ends;
+    on any failure the temporary file is removed and an OS error names the path."""
+    tmp = tmp or path.with_name(path.name + ".tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise ResultsError(f"cannot write {path}: {e.strerror or e}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _jsonable(value: object) -> object:
@@ -111,9 +132,9 @@ def rows_table(job: Job, rows: list[ArmRows]) -> pa.Table:
 def write_shard(job: Job, result: UnitResult, path: Path) -> None:
     """Write a unit's rows to ``path`` atomically (uncompressed: shards are temporary, and
     joining them into games.parquet compresses)."""
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(rows_table(job, result.rows), tmp, compression="none")
-    os.replace(tmp, path)
+    table = rows_table(job, result.rows)
+    with _written(path, path.with_suffix(".tmp")) as tmp:
+        pq.write_table(table, tmp, compression="none")
 
 
 def play_and_write(
@@ -126,8 +147,130 @@ def play_and_write(
     return result
 
 
+MANIFEST_KEYS = ("status", "command", "job", "barbaron")  # what makes a manifest barbaron's
+OWN_NAMES = {"manifest.json", "games.parquet", "summary.json", "summary.csv", "shards"}
+NAME_MAX = 255  # the longest file name most file systems take
+_SHARD = re.compile(r"unit-(\d{7})(\.parquet|\.npz|\.tmp|\.tmp\.npz)")
+_TEMPORARY = re.compile(r".+\.tmp|\..+\.tmp\.png")
+
+
+def read_manifest(folder: Path) -> dict:
+    """A results folder's manifest, checked to be an object with barbaron's own keys."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError, RecursionError) as e:
+        raise ResultsError(f"{folder} has no readable manifest.json ({e})") from None
+    if not isinstance(manifest, dict) or not all(key in manifest for key in MANIFEST_KEYS):
+        raise ResultsError(
+            f"{folder}/manifest.json is not a barbaron manifest (an object with "
+            f"{', '.join(MANIFEST_KEYS)})"
+        )
+    return manifest
+
+
+def foreign_content(folder: Path) -> str:
+    """'' if ``folder`` is a results folder barbaron wrote (a barbaron manifest and nothing
+    barbaron did not write), else what says it is not."""
+    if folder.is_symlink() or not folder.is_dir():
+        return "it is not a folder"
+    try:
+        manifest = read_manifest(folder)
+    except ResultsError:
+        return "it has no barbaron manifest.json"
+    listed = manifest.get("files")
+    for entry in folder.iterdir():
+        name = entry.name
+        ours = (
+            name in OWN_NAMES
+            or _TEMPORARY.fullmatch(name)
+            or (name in listed if isinstance(listed, list) else name.endswith(".png"))
+        )
+        if not ours or (entry.is_symlink() or entry.is_dir() != (name == "shards")):
+            return f"it holds {name!r}, which barbaron did not write"
+    shards = folder / "shards"
+    if shards.is_dir():
+        for entry in shards.iterdir():
+            if entry.is_symlink() or not entry.is_file() or not _SHARD.fullmatch(entry.name):
+                return f"its shards/ holds {entry.name!r}, which barbaron did not write"
+    return ""
+
+
+class FolderLock:
+    """An exclusive lock on a results folder's name for a whole run: ``.OUT.lock`` beside it,
+    so that two runs never write one folder (or its .partial) at once."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out.with_name(f".{out.name}.lock")
+        for _ in range(10):  # a run that just ended may remove the file between open and lock
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+            except OSError as e:
+                raise ResultsError(f"cannot create {self.path}: {e.strerror or e}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise ResultsError(
+                    f"{out} is being written by another barbaron run (it holds {self.path}); "
+                    "wait for it to end or choose another --out"
+                ) from None
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd: int | None = fd
+                return
+            os.close(fd)
+        raise ResultsError(f"cannot lock {self.path}: it keeps changing")
+
+    def release(self) -> None:
+        """Remove the lock file and unlock (in that order: no other run locks a stale file)."""
+        if self.fd is None:
+            return
+        self.path.unlink(missing_ok=True)
+        os.close(self.fd)
+        self.fd = None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def plugin_hashes(specs: list[str]) -> dict[str, str]:
+    """A content hash of every plugin file the specs load (``file.py:Class`` or
+    ``package.module:Class``), so that a resume can refuse a changed strategy."""
+    from barbaron.registry import split_spec
+
+    hashes = {}
+    for spec in specs:
+        head, plugin, _ = split_spec(spec)[0].partition(":")
+        if not plugin or head in hashes:
+            continue
+        if head.endswith(".py") or "/" in head:
+            path = Path(head)
+        else:
+            found = importlib.util.find_spec(head)
+            path = Path(found.origin) if found is not None and found.origin else None
+        hashes[head] = _sha256(path) if path is not None and path.is_file() else "unreadable"
+    return hashes
+
+
+@functools.cache
+def code_hash() -> str:
+    """A hash of barbaron's own source (the package and its bots): what the games depend on."""
+    digest = hashlib.sha256()
+    bots = importlib.util.find_spec("barbaron.bots").submodule_search_locations
+    for root in (Path(__file__).parent, *map(Path, bots)):
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 class RunFolder:
-    """The folder of one run: create or resume it, add units, finish it."""
+    """The folder of one run: create or resume it, add units, finish it. It holds the folder's
+    lock from creation to :meth:`finish` or :meth:`close`."""
 
     def __init__(
         self, out: str | Path, job: Job, command: str, *, force: bool = False, resume: bool = False
@@ -135,64 +278,96 @@ class RunFolder:
         self.out = Path(out).resolve()  # so that "a/.." never names a parent to replace
         if self.out.parent == self.out or not self.out.name:
             raise ResultsError(f"--out {out!r} names no folder to create")
+        if len(self.out.name.encode()) + len(".partial") > NAME_MAX:
+            raise ResultsError(
+                f"--out name {self.out.name[:40]!r}... is too long: at most "
+                f"{NAME_MAX - len('.partial')} bytes (barbaron adds .partial while it writes)"
+            )
         self.partial = self.out.with_name(self.out.name + ".partial")
-        self.job, self.force = job, force
+        self.job, self.command = job, command
         self.record = job_record(job)
-        if self.out.exists() and not force:
-            raise ResultsError(
-                f"{self.out} exists: choose another --out or add --force to replace it"
-            )
-        if self.out.exists() and not (self.out / "manifest.json").is_file():
-            raise ResultsError(
-                f"{self.out} exists and is not a barbaron results folder (no "
-                "manifest.json): --force replaces only results folders"
-            )
-        if self.partial.exists():
+        self._done: set[int] = set()
+        self.replayed = 0  # units of an interrupted run that were unreadable and are played again
+        made = self._make_parents()
+        self._lock = FolderLock(self.out)
+        try:
+            self.manifest = self._prepare(force, resume)
+            (self.partial / "shards").mkdir(parents=True, exist_ok=True)
+            write_json(self.partial / "manifest.json", self.manifest)
+        except BaseException:
+            self._lock.release()
+            for folder in made:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
+
+    def _make_parents(self) -> list[Path]:
+        """Create the missing parent folders of --out; return them, deepest first."""
+        missing = [p for p in self.out.parents if not p.exists()]
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ResultsError(f"cannot create {self.out.parent}: {e.strerror or e}") from None
+        return missing
+
+    def _prepare(self, force: bool, resume: bool) -> dict:
+        """Check what is already there against --force and --resume; the manifest to write."""
+        if self.out.exists() or self.out.is_symlink():
+            if not force:
+                raise ResultsError(
+                    f"{self.out} exists: choose another --out or add --force to replace it"
+                )
+            why = foreign_content(self.out)
+            if why:
+                raise ResultsError(
+                    f"{self.out} is not a barbaron results folder ({why}): --force "
+                    "replaces only those; choose another --out"
+                )
+        if self.partial.exists() or self.partial.is_symlink():
             if resume:
-                self._check_resumable()
-            elif force:
-                shutil.rmtree(self.partial)
-            else:
+                manifest = self._resumable()
+                self._done = set(self._valid_units())
+                return manifest
+            if not force:
                 raise ResultsError(
                     f"{self.partial} holds an interrupted run: add --resume to "
                     "continue it or --force to start over"
                 )
+            why = foreign_content(self.partial)
+            if why:
+                raise ResultsError(
+                    f"{self.partial} is not an interrupted barbaron run ({why}); --force "
+                    "removes only those: move it away or choose another --out"
+                )
+            shutil.rmtree(self.partial)
         elif resume:
             raise ResultsError(f"nothing to resume: {self.partial} does not exist")
-        try:
-            (self.partial / "shards").mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ResultsError(f"cannot create {self.partial}: {e.strerror or e}") from None
-        self.manifest = (
-            self._read_manifest()
-            if resume
-            else {
-                "status": "partial",
-                "command": command,
-                "argv": sys.argv,
-                "job": self.record,
-                "workers": job.workers,
-                "backend": job.backend,
-                "batch_size": job.batch_size,
-                "barbaron": __version__,
-                "git_commit": _git_commit(),
-                "python": sys.version.split()[0],
-                "host": socket.gethostname(),
-                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            }
-        )
-        write_json(self.partial / "manifest.json", self.manifest)
+        job = self.job
+        return {
+            "status": "partial",
+            "command": self.command,
+            "argv": sys.argv,
+            "job": self.record,
+            "workers": job.workers,
+            "backend": job.backend,
+            "batch_size": job.batch_size,
+            "barbaron": __version__,
+            "git_commit": _git_commit(),
+            "code": code_hash(),
+            "plugins": plugin_hashes([spec for arm in job.arms for spec in arm.bots]),
+            "python": sys.version.split()[0],
+            "host": socket.gethostname(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
 
-    def _read_manifest(self) -> dict:
-        try:
-            return json.loads((self.partial / "manifest.json").read_text())
-        except (OSError, ValueError) as e:
+    def _resumable(self) -> dict:
+        """The interrupted run's manifest, if this very command may continue it."""
+        if foreign_content(self.partial):
             raise ResultsError(
-                f"cannot resume {self.partial}: no readable manifest ({e})"
-            ) from None
-
-    def _check_resumable(self) -> None:
-        manifest = self._read_manifest()
+                f"cannot resume {self.partial}: {foreign_content(self.partial)}; "
+                "use --force to start over"
+            )
+        manifest = read_manifest(self.partial)
         if manifest.get("job") != self.record:
             raise ResultsError(
                 f"cannot resume {self.partial}: it was started with other bots, "
@@ -204,6 +379,23 @@ class RunFolder:
                 f"cannot resume {self.partial}: it used --batch-size "
                 f"{manifest.get('batch_size')}; resume with the same"
             )
+        specs = [spec for arm in self.job.arms for spec in arm.bots]
+        now = {"barbaron": __version__, "git_commit": _git_commit(), "code": code_hash()}
+        for key, value in now.items():
+            if manifest.get(key) != value:
+                raise ResultsError(
+                    f"cannot resume {self.partial}: barbaron has changed since it started "
+                    f"({key} {manifest.get(key)} then, {value} now), so its games would mix "
+                    "two versions; use --force to start over"
+                )
+        then = manifest.get("plugins") or {}
+        for plugin, digest in plugin_hashes(specs).items():
+            if then.get(plugin) != digest:
+                raise ResultsError(
+                    f"cannot resume {self.partial}: the plugin {plugin} has changed since it "
+                    "started, so its games would mix two strategies; use --force to start over"
+                )
+        return manifest
 
     # --- units --------------------------------------------------------------------------
     def _shard(self, unit: int) -> Path:
@@ -212,15 +404,49 @@ class RunFolder:
     def _tally(self, unit: int) -> Path:
         return self.partial / "shards" / f"unit-{unit:07d}.npz"
 
+    def _expected_rows(self, unit: int) -> int:
+        job = self.job
+        return len(job.unit_deals(unit)) * job.rotations * job.players * len(job.arms)
+
+    def _valid_units(self) -> list[int]:
+        """Units of the interrupted run whose shard and tally are complete and readable; the
+        others (and stray temporary files) are removed, to be played again."""
+        valid = []
+        shards = self.partial / "shards"
+        shards.mkdir(exist_ok=True)
+        for entry in sorted(shards.iterdir()):
+            match = _SHARD.fullmatch(entry.name)
+            if match is None or match.group(2) != ".npz":
+                if match is not None and match.group(2) != ".parquet":
+                    entry.unlink()  # a temporary file of a write that did not finish
+                continue
+            unit = int(match.group(1))
+            if unit < self.job.units and self._unit_ok(unit):
+                valid.append(unit)
+            else:
+                self.replayed += 1
+                self._shard(unit).unlink(missing_ok=True)
+                entry.unlink()
+        return valid
+
+    def _unit_ok(self, unit: int) -> bool:
+        try:
+            tallies = self.load_tallies(unit)
+            deals = len(self.job.unit_deals(unit))
+            players = self.job.players
+            if any(t.position_share.shape != (deals, players) for t in tallies):
+                return False
+            return pq.ParquetFile(self._shard(unit)).metadata.num_rows == self._expected_rows(unit)
+        except Exception:  # unreadable in any way: play it again
+            return False
+
     def done_units(self) -> list[int]:
         """Units whose shard and tally were both written completely."""
-        return sorted(
-            u for u in range(self.job.units) if self._shard(u).exists() and self._tally(u).exists()
-        )
+        return sorted(self._done)
 
     def load_tallies(self, unit: int) -> list[ArmTally]:
         """The tallies of a finished unit (for a resumed run's summary)."""
-        with np.load(self._tally(unit)) as data:
+        with np.load(self._tally(unit), allow_pickle=False) as data:
             return [
                 ArmTally(**{f.name: data[f"{i}.{f.name}"] for f in dataclasses.fields(ArmTally)})
                 for i in range(len(self.job.arms))
@@ -236,9 +462,10 @@ class RunFolder:
             for i, t in enumerate(result.tallies)
             for f in dataclasses.fields(ArmTally)
         }
-        tmp = self._tally(result.unit).with_name(f"unit-{result.unit:07d}.tmp.npz")
-        np.savez(tmp, **arrays)
-        os.replace(tmp, self._tally(result.unit))
+        tally = self._tally(result.unit)
+        with _written(tally, tally.with_name(f"unit-{result.unit:07d}.tmp.npz")) as tmp:
+            np.savez(tmp, **arrays)
+        self._done.add(result.unit)
 
     def unit_task(self) -> Callable[..., UnitResult]:
         """What a worker runs per unit: on this machine it also writes its own shard (the
@@ -263,37 +490,47 @@ class RunFolder:
     ) -> Path:
         """Join the shards, write summary.json, ``table`` as summary.csv, and the plots, then
         move the folder into place. ``seconds`` and ``games_played`` are this session's."""
-        shards = self.shard_files()
-        writer = None
-        try:
-            for shard in shards:
-                rows = pq.read_table(shard)
-                if writer is None:
-                    writer = pq.ParquetWriter(
-                        self.partial / "games.parquet", rows.schema, compression="zstd"
-                    )
-                writer.write_table(rows)
-        finally:
-            if writer is not None:
-                writer.close()
+        with _written(self.partial / "games.parquet") as tmp:
+            writer = None
+            try:
+                for shard in self.shard_files():
+                    rows = pq.read_table(shard)
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, rows.schema, compression="zstd")
+                    writer.write_table(rows)
+            finally:
+                if writer is not None:
+                    writer.close()
         write_json(self.partial / "summary.json", summary)
         _write_csv(self.partial / "summary.csv", table)
         for name, figure in plots:
-            figure.savefig(self.partial / name, dpi=110, bbox_inches="tight")
+            with _written(self.partial / name, self.partial / f".{name}.tmp.png") as tmp:
+                figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
         self.manifest.update(
             {
                 "status": "complete",
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "seconds": round(seconds, 3),
                 "games_per_second": round(games_played / max(seconds, 1e-9)),
+                "files": sorted(OWN_NAMES - {"shards"} | {name for name, _ in plots}),
             }
         )
         write_json(self.partial / "manifest.json", self.manifest)
-        shutil.rmtree(self.partial / "shards")
-        if self.out.exists():  # only with --force
-            shutil.rmtree(self.out)
-        os.replace(self.partial, self.out)
+        try:
+            if self.out.exists():  # only with --force, checked to be barbaron's
+                shutil.rmtree(self.out)
+            os.replace(self.partial, self.out)
+            shutil.rmtree(self.out / "shards")
+        except OSError as e:
+            raise ResultsError(
+                f"cannot move {self.partial} to {self.out}: {e.strerror or e}"
+            ) from None
+        self.close()
         return self.out
+
+    def close(self) -> None:
+        """Let go of the folder's lock (a finished or failed run)."""
+        self._lock.release()
 
 
 class InMemory:
@@ -314,6 +551,9 @@ class InMemory:
     def unit_task(self) -> Callable[..., UnitResult]:
         """What a worker runs per unit: play it and send the rows back."""
         return play_unit
+
+    def close(self) -> None:
+        """Nothing to let go of."""
 
     def table(self) -> pa.Table:
         """Every game played, one row per game and seat, in unit order."""

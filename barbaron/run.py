@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from barbaron.errors import RunFailed
 from barbaron.harness import Job, Totals, UnitResult, new_totals, run_units
 from barbaron.results import InMemory, RunFolder
 
 
 @dataclass
 class RunOutcome:
-    """What a run played: totals per arm, the units done, and the time it took."""
+    """What a run played: totals per arm, and the time it took."""
 
     totals: list[Totals]
-    units: int
     seconds: float
     stopped_early: bool
     games_now: int  # games played by this call (a resumed run counts only its new ones)
@@ -46,7 +47,8 @@ def execute(
         if on_unit is not None and not stopped:
             deals = job.unit_deals(unit)
             stopped = bool(on_unit(UnitResult(unit, deals, [], tallies), totals))
-    todo = [] if stopped else [u for u in range(job.units) if u not in set(done)]
+    finished = set(done)
+    todo = (u for u in range(0 if stopped else job.units) if u not in finished)
     per_deal = job.rotations * len(job.arms)
     bar = tqdm(
         total=job.deals * per_deal,
@@ -61,7 +63,8 @@ def execute(
     start = time.perf_counter()
     games_now = 0
     try:
-        for result in run_units(job, todo, folder.unit_task()):
+        results = run_units(job, todo, folder.unit_task())
+        for result in _dead_workers_named(results, job, finished):
             folder.add(result)
             for total, tally in zip(totals, result.tallies, strict=True):
                 total.add(tally)
@@ -72,6 +75,26 @@ def execute(
                 break
     finally:
         bar.close()
-    return RunOutcome(
-        totals, len(done) + len(todo), time.perf_counter() - start, stopped, games_now
-    )
+    return RunOutcome(totals, time.perf_counter() - start, stopped, games_now)
+
+
+def _dead_workers_named(
+    results: Iterator[UnitResult], job: Job, finished: set[int]
+) -> Iterator[UnitResult]:
+    """The results in unit order; a worker process that dies becomes a RunFailed naming the
+    unit the run was waiting for (the first not finished after the last one received)."""
+    last = -1
+    try:
+        for result in results:
+            last = result.unit
+            yield result
+    except Exception as e:
+        if type(e).__name__ not in ("TerminatedWorkerError", "BrokenProcessPool"):
+            raise
+        unit = next(u for u in range(last + 1, job.units) if u not in finished)
+        deals = job.unit_deals(unit)
+        codes = re.search(r"exit codes of the workers are (\{.*?\})", str(e))
+        raise RunFailed(
+            f"a worker process died{f' (exit codes {codes.group(1)})' if codes else ''} "
+            f"while unit {unit} (deals {deals[0]}..{deals[-1]}) or a later one was played"
+        ) from None

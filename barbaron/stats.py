@@ -109,6 +109,11 @@ class Sprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        if not all(math.isfinite(e) and abs(e) <= 1000 for e in (self.elo0, self.elo1)):
+            raise ValueError(
+                f"--elo0 and --elo1 must be finite Elo differences from -1000 to 1000, got "
+                f"{self.elo0} and {self.elo1}"
+            )
         if not self.elo1 > self.elo0:
             raise ValueError(f"--elo1 must be above --elo0, got {self.elo0} and {self.elo1}")
         for name in ("alpha", "beta"):

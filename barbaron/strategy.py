@@ -35,6 +35,10 @@ class IllegalDecision(RuntimeError):
     """A strategy answered something the rules or the contract do not allow: a bug in it."""
 
 
+class StrategyError(RuntimeError):
+    """A strategy raised an exception (or tried to exit) while answering: a bug in it."""
+
+
 class Decision(IntEnum):
     """The three questions a strategy answers; the value also keys a strategy's random draws."""
 
@@ -290,6 +294,28 @@ def checked_answer(
     return answer
 
 
+def ask(
+    strategy: object,
+    decision: Decision,
+    view: BatchView,
+    games: np.ndarray,
+    bars: np.ndarray | None = None,
+) -> np.ndarray:
+    """The strategy's checked answers to ``decision`` for rows ``games`` (about ``bars``). Its
+    own exception, or an attempt to exit, becomes a :class:`StrategyError` naming the bot, the
+    method and the exception."""
+    method = getattr(strategy, decision.method)
+    try:
+        answer = method(view, games) if bars is None else method(view, games, bars)
+    except (IllegalDecision, StrategyError, KeyboardInterrupt):
+        raise
+    except BaseException as e:
+        raise StrategyError(
+            f"{describe(strategy)}.{decision.method} raised {type(e).__name__}: {e}"
+        ) from e
+    return checked_answer(strategy, decision, answer, games.size)
+
+
 class Strategy:
     """Base class of strategies: by default never upgrade, buy or take over.
 
@@ -374,12 +400,8 @@ class InOneGame:
     def answer(self, view: GameView, bar: int = -1) -> int | bool:
         """The answer to ``view.decision``: a bar to upgrade (or -1), or yes/no about ``bar``."""
         decision = view.decision
-        method = getattr(self.strategy, decision.method)
-        if decision is Decision.UPGRADE:
-            answer = method(batch_view_of(view), _ONE_ROW)
-        else:
-            answer = method(batch_view_of(view), _ONE_ROW, np.array([bar], dtype=np.int8))
-        value = checked_answer(self.strategy, decision, answer, 1)[0]
+        bars = None if decision is Decision.UPGRADE else np.array([bar], dtype=np.int8)
+        value = ask(self.strategy, decision, batch_view_of(view), _ONE_ROW, bars)[0]
         return int(value) if decision is Decision.UPGRADE else bool(value)
 
 
@@ -403,9 +425,7 @@ class Mixed(Strategy):
         for k, strategy in enumerate(self.strategies):
             mine = np.flatnonzero(who == k)
             if mine.size:
-                method = getattr(strategy, decision.method)
-                answer = method(view, games[mine], *(b[mine] for b in bars))
-                out[mine] = checked_answer(strategy, decision, answer, mine.size)
+                out[mine] = ask(strategy, decision, view, games[mine], *(b[mine] for b in bars))
         return out
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:

@@ -207,6 +207,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
 
     with pytest.raises(KeyboardInterrupt):
         execute(job, folder, quiet=True, on_unit=interrupt)
+    folder.close()
     partial = tmp_path / "resumed.partial"
     assert json.loads((partial / "manifest.json").read_text())["status"] == "partial"
     assert not out.exists()
@@ -254,7 +255,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
         (["--bots", *["hard"] * 5], "--bots takes 2 to 4 bot specs"),
         (["--bots", "hard", "nobody"], "unknown bot 'nobody'"),
         (["--bots", "hard", "normal:cushin=3"], "unknown parameter 'cushin'"),
-        (["--bots", "hard", "normal", "--games", "0"], "--games must be at least 1"),
+        (["--bots", "hard", "normal", "--games", "0"], "--games must be from 1 to"),
         (["--bots", "hard", "normal", "--games", "7"], "not a multiple of the 2 rotations"),
         (["--bots", "hard", "normal", "--seed", "-1"], "--seed must be a whole number from 0"),
         (["--bots", "hard", "normal", "--rounds", "0"], "rounds must be between 1 and 1000"),
@@ -502,8 +503,10 @@ def test_a_resumed_run_replays_its_units_through_the_stopping_rule(tmp_path):
         if result.unit == 2:
             raise KeyboardInterrupt
 
+    folder = RunFolder(tmp_path / "r", job, "play")
     with pytest.raises(KeyboardInterrupt):
-        execute(job, RunFolder(tmp_path / "r", job, "play"), quiet=True, on_unit=interrupt)
+        execute(job, folder, quiet=True, on_unit=interrupt)
+    folder.close()
     seen = []
 
     def stop_at_first(result, totals):
