@@ -248,6 +248,8 @@ def parse_values(text: str, what: str) -> list[float]:
             values = [float(x) for x in items if x.strip()]
             if not values or not all(map(math.isfinite, values)):
                 raise ValueError
+    except UsageError:
+        raise
     except ValueError:
         raise UsageError(shape) from None
     return [int(v) if float(v).is_integer() else v for v in values]

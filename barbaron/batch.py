@@ -14,10 +14,10 @@ The kernels are compiled with numba. Several rules are sequential within a game 
 lowest value first, R12; payments one player at a time, each with its own forced sales, R13;
 card moves that land on a bar again), which numpy would have to loop over in small groups; the
 kernels keep the reference engine's control flow for them. They loop over games in compiled
-code; state and strategy interface stay numpy arrays. The money formulas come from
-``barbaron.rules`` as lookup tables, and the random streams from ``barbaron.streams``, the same
-code the reference engine uses. The reference engine is the specification; this engine is
-tested against it game for game.
+code and take the state as one record, ``KernelState``; state and strategy interface stay numpy
+arrays. The money formulas come from ``barbaron.rules`` as lookup tables, and the random streams
+from ``barbaron.streams``, the same code the reference engine uses. The reference engine is the
+specification; this engine is tested against it game for game.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from barbaron.strategy import (
     Decision,
     IllegalDecision,
     Strategy,
-    checked_answer,
+    ask,
     describe,
 )
 
@@ -145,7 +145,11 @@ _NO_SCRIPT = Script(
 
 class KernelState(NamedTuple):
     """What the kernels read and write, as one record: the batch state's arrays (the same
-    objects, changed in place), the turn slot's work arrays and the script. Axis 0 is the game."""
+    objects, changed in place), the turn slot's work arrays and the script. Axis 0 is the game.
+
+    A kernel unpacks the fields it uses once, before its loop over games: in compiled code,
+    reading a field, or passing the record to a function that is not inlined, increfs and
+    decrefs the arrays involved, which in the per-game loop costs a good part of the speed."""
 
     game: np.ndarray  # (n,) int64: BatchState.game
     coins: np.ndarray  # (n, players) int32: BatchState.coins
@@ -272,9 +276,7 @@ def play_batch(
                 asked = np.flatnonzero(st.pending == decision)
                 if asked.size:
                     view = _view(rules, state, seed, seat, slot, decision)
-                    st.answer[asked] = _checked_answers(
-                        strategy, view, asked, st.pending_bar[asked]
-                    )
+                    st.answer[asked] = ask(strategy, decision, view, asked, st.pending_bar[asked])
             _finish_turn(seat, st)
             if coins_trace is not None:
                 coins_trace[:, slot] = state.coins
@@ -307,8 +309,7 @@ def _view(
 
 def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) -> np.ndarray:
     """The strategy's upgrade choices, each -1 or a bar the rules allow (R16)."""
-    answer = strategy.upgrade(view, games)
-    choice = checked_answer(strategy, Decision.UPGRADE, answer, games.size)
+    choice = ask(strategy, Decision.UPGRADE, view, games)
     bad = _first_illegal_upgrade(
         view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
     )
@@ -319,14 +320,6 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
             "it may not (not its own, at Draught Tap, or unaffordable)"
         )
     return choice
-
-
-def _checked_answers(
-    strategy: Strategy, view: BatchView, games: np.ndarray, bars: np.ndarray
-) -> np.ndarray:
-    """The strategy's yes/no answers to the view's buy or takeover question, one per game."""
-    answer = getattr(strategy, view.decision.method)(view, games, bars)
-    return checked_answer(strategy, view.decision, answer, games.size)
 
 
 # --- kernels -------------------------------------------------------------------------------
@@ -352,13 +345,14 @@ def _first_illegal_upgrade(coins, owner, level, games, seat, choice):
 def _start_turn(seat, st):
     """R6: a skipped slot does nothing; else may the seat upgrade (R16)?"""
     coins, skip, owner, level = st.coins, st.skip, st.owner, st.level
+    active, may_upgrade = st.active, st.may_upgrade
     for g in range(coins.shape[0]):
         if skip[g, seat]:
             skip[g, seat] = False
-            st.active[g] = False
-            st.may_upgrade[g] = False
+            active[g] = False
+            may_upgrade[g] = False
             continue
-        st.active[g] = True
+        active[g] = True
         can = False
         for b in range(R.N_BARS):
             if (
@@ -368,30 +362,33 @@ def _start_turn(seat, st):
             ):
                 can = True
                 break
-        st.may_upgrade[g] = can
+        may_upgrade[g] = can
 
 
 @nb.njit(cache=True)
 def _play_turn(seat, players, seed, st):
     """R7: upgrade, roll, move (R8 wages), resolve the space up to an open decision."""
-    coins, position, level = st.coins, st.position, st.level
+    game, coins, position, skip = st.game, st.coins, st.position, st.skip
+    owner, level, rolls, upgrade = st.owner, st.level, st.rolls, st.upgrade
+    active, pending, pending_bar = st.active, st.pending, st.pending_bar
+    scripted, script_dice, n_dice, short = st.scripted, st.script_dice, st.n_dice, st.short
     for g in range(coins.shape[0]):
-        st.pending[g] = NO_DECISION
-        if not st.active[g]:
+        pending[g] = NO_DECISION
+        if not active[g]:
             continue
-        b = st.upgrade[g]
+        b = upgrade[g]
         if b >= 0:  # R16
             coins[g, seat] -= _UPGRADE_COST[b]
             level[g, b] += 1
-        k = st.rolls[g]
-        if st.scripted:
-            if k >= st.n_dice[g]:
-                st.short[g] = 1
+        k = rolls[g]
+        if scripted:
+            if k >= n_dice[g]:
+                short[g] = 1
                 continue
-            d1, d2 = st.script_dice[g, k, 0], st.script_dice[g, k, 1]
+            d1, d2 = script_dice[g, k, 0], script_dice[g, k, 1]
         else:
-            d1, d2 = streams.roll(seed, st.game[g], k)
-        st.rolls[g] = k + 1
+            d1, d2 = streams.roll(seed, game[g], k)
+        rolls[g] = k + 1
         target = position[g, seat] + d1 + d2
         if target >= R.N_SPACES:  # R8
             coins[g, seat] += R.WAGES
@@ -399,23 +396,25 @@ def _play_turn(seat, players, seed, st):
         position[g, seat] = space
         bar = _BAR_OF_SPACE[space]
         if bar >= 0:
-            _land(g, seat, bar, st)
+            _land(g, seat, bar, coins, owner, level, pending, pending_bar)
         elif space == R.JUKEBOX or space == R.REGULARS_TABLE:
             _draw_card(g, seat, players, seed, st)
         elif space == R.CURFEW:
-            st.skip[g, seat] = True  # R6
+            skip[g, seat] = True  # R6
 
 
+# _land and _pay run once per landing or payment, so they take just the arrays they touch (a
+# compiled call with the record would incref and decref all of its arrays); _draw_card takes the
+# record but is inlined into _play_turn.
 @nb.njit(cache=True)
-def _land(g, seat, bar, st):
+def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
     """A bar: a free one may be bought (R14); someone else's costs a tab (R11), then maybe
     a takeover (R15)."""
-    coins, owner, level = st.coins, st.owner, st.level
     holder = owner[g, bar]
     if holder == -1:
         if coins[g, seat] >= _PRICE[bar]:
-            st.pending[g] = BUY
-            st.pending_bar[g] = bar
+            pending[g] = BUY
+            pending_bar[g] = bar
     elif holder != seat:
         first = bar // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
         held = 0
@@ -427,17 +426,16 @@ def _land(g, seat, bar, st):
             coins[g, seat] -= due
             coins[g, holder] += due
         else:
-            _pay(g, seat, due, holder, st)
+            _pay(g, seat, due, holder, coins, owner, level)
         if coins[g, seat] >= _TAKEOVER[bar, level[g, bar]]:
-            st.pending[g] = TAKEOVER
-            st.pending_bar[g] = bar
+            pending[g] = TAKEOVER
+            pending_bar[g] = bar
 
 
 @nb.njit(cache=True)
-def _pay(g, payer, amount, receiver, st):
+def _pay(g, payer, amount, receiver, coins, owner, level):
     """R12: sell bars lowest value first (ties: lowest index) for half value until the amount
     can be paid; else pay everything (broke). ``receiver`` -1 is the bank."""
-    coins, owner, level = st.coins, st.owner, st.level
     have = coins[g, payer]
     while have < amount:
         cheapest, cheapest_value = -1, 1 << 30
@@ -455,7 +453,7 @@ def _pay(g, payer, amount, receiver, st):
         coins[g, receiver] += paid
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _draw_card(g, seat, players, seed, st):
     """R17: draw the next card of the game's deck (reshuffled every 14), then R13/R18."""
     coins, position, owner, level, deck = st.coins, st.position, st.owner, st.level, st.deck
@@ -472,7 +470,7 @@ def _draw_card(g, seat, players, seed, st):
     st.drawn[g] += 1
     if card == ROUND_ON_THE_HOUSE:  # R13
         for k in range(1, players):
-            _pay(g, seat, R.ROUND_ON_THE_HOUSE_EACH, (seat + k) % players, st)
+            _pay(g, seat, R.ROUND_ON_THE_HOUSE_EACH, (seat + k) % players, coins, owner, level)
     elif card == REGULARS:
         coins[g, seat] += R.REGULARS_GAIN
     elif card == BOUNCER:  # R8
@@ -480,26 +478,26 @@ def _draw_card(g, seat, players, seed, st):
         coins[g, seat] += R.WAGES
     elif card == BIRTHDAY:  # R13
         for k in range(1, players):
-            _pay(g, (seat + k) % players, R.BIRTHDAY_EACH, seat, st)
+            _pay(g, (seat + k) % players, R.BIRTHDAY_EACH, seat, coins, owner, level)
     elif card == HEALTH_INSPECTION:  # R18
         levels = 0
         for b in range(R.N_BARS):
             if owner[g, b] == seat:
                 levels += level[g, b]
-        _pay(g, seat, R.HEALTH_INSPECTION_PER_LEVEL * levels, -1, st)
+        _pay(g, seat, R.HEALTH_INSPECTION_PER_LEVEL * levels, -1, coins, owner, level)
     elif card == PUB_CRAWL or card == TAXI:  # R18: no wages, resolve the bar
         space = position[g, seat] + R.PUB_CRAWL_STEPS if card == PUB_CRAWL else R.NEON_LIGHT
         position[g, seat] = space
-        _land(g, seat, _BAR_OF_SPACE[space], st)
+        _land(g, seat, _BAR_OF_SPACE[space], coins, owner, level, st.pending, st.pending_bar)
     elif card == POLICE_CHECK:  # R6, R8
         position[g, seat] = R.CURFEW
         st.skip[g, seat] = True
     elif card == LOTTERY_TICKET:
         coins[g, seat] += R.LOTTERY_GAIN
     elif card == BROKEN_GLASS:
-        _pay(g, seat, R.BROKEN_GLASS_COST, -1, st)
+        _pay(g, seat, R.BROKEN_GLASS_COST, -1, coins, owner, level)
     elif card == TAX_AUDIT:  # R9, R18
-        _pay(g, seat, _tax_audit_amount(coins[g, seat]), -1, st)
+        _pay(g, seat, _tax_audit_amount(coins[g, seat]), -1, coins, owner, level)
     elif card == FREE_KEG:  # R18: cheapest plain bar, ties by index
         best, best_price = -1, 1 << 30
         for b in range(R.N_BARS):
@@ -517,18 +515,19 @@ def _draw_card(g, seat, players, seed, st):
         if card == INFLUENCER_VIDEO:
             coins[g, seat] += R.INFLUENCER_PER_BAR * bars
         else:
-            _pay(g, seat, R.BURST_PIPE_PER_BAR * bars, -1, st)
+            _pay(g, seat, R.BURST_PIPE_PER_BAR * bars, -1, coins, owner, level)
 
 
 @nb.njit(cache=True)
 def _finish_turn(seat, st):
     """The strategy's answers take effect: buy (R14) or take over (R15)."""
     coins, owner, level = st.coins, st.owner, st.level
+    pending, pending_bar, answer = st.pending, st.pending_bar, st.answer
     for g in range(coins.shape[0]):
-        if not st.answer[g]:
+        if not answer[g]:
             continue
-        bar = st.pending_bar[g]
-        if st.pending[g] == BUY:
+        bar = pending_bar[g]
+        if pending[g] == BUY:
             coins[g, seat] -= _PRICE[bar]
         else:
             cost = _TAKEOVER[bar, level[g, bar]]

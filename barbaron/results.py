@@ -385,8 +385,8 @@ class RunFolder:
             if manifest.get(key) != value:
                 raise ResultsError(
                     f"cannot resume {self.partial}: barbaron has changed since it started "
-                    f"({key} {manifest.get(key)} then, {value} now), so its games would mix "
-                    "two versions; use --force to start over"
+                    f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
+                    "games would mix two versions; use --force to start over"
                 )
         then = manifest.get("plugins") or {}
         for plugin, digest in plugin_hashes(specs).items():

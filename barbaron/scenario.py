@@ -69,9 +69,11 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(f"{path}: cannot read it: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ScenarioError(f"{path}: not valid JSON: {e}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: nested too deeply to be a scenario") from None
     try:
         return _parse(path, data)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, RecursionError) as e:
         raise ScenarioError(f"{path}: {e}") from None
 
 

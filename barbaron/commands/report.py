@@ -29,27 +29,39 @@ def run(args: argparse.Namespace) -> int:
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
         summary = json.loads((folder / "summary.json").read_text())
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise UsageError(
             f"{folder} is not a finished results folder (manifest.json and summary.json): {e}"
         ) from None
-    command = manifest.get("command")
+    command = manifest.get("command") if isinstance(manifest, dict) else None
     if command not in COMMANDS:
         raise UsageError(f"{folder}: its manifest names no barbaron command ({command!r})")
     module = importlib.import_module(f"barbaron.commands.{command}")
     parquet = folder / "games.parquet"
-    figures = module.figures(summary, [parquet] if parquet.exists() else [])
+    try:
+        figures = module.figures(summary, [parquet] if parquet.exists() else [])
+        tables = [bot_table(summary), seat_table(summary)] if command == "play" else []
+        games = f"{summary['games']:,}"
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise UsageError(
+            f"{folder}/summary.json is not what barbaron {command} writes "
+            f"({type(e).__name__}: {e}); rerun the command to write it again"
+        ) from None
     for name, figure in figures:
         tmp = folder / f".{name}.tmp.png"
-        figure.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, folder / name)
-        plt.close(figure)
+        try:
+            figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+            os.replace(tmp, folder / name)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise UsageError(f"cannot write {folder / name}: {e.strerror or e}") from None
+        finally:
+            plt.close(figure)
         print(folder / name)
-    if command == "play":
-        print(bot_table(summary))
-        print(seat_table(summary))
+    for table in tables:
+        print(table)
     print(
-        f"({manifest.get('status')} {command} run of {summary.get('games'):,} games, "
+        f"({manifest.get('status')} {command} run of {games} games, "
         f"finished {manifest.get('finished', '?')}; {time.strftime('%Y-%m-%d %H:%M')})"
     )
     return 0

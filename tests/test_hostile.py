@@ -1,0 +1,421 @@
+"""Hostile but fair use: nothing a user owns is deleted, two runs never mix in one folder, a
+changed plugin is never resumed, damaged partial runs are repaired, faults (a dead worker,
+SIGTERM, a full disk, a failing plugin) end in one line and a resumable folder, and bad input is
+refused before anything is built."""
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from barbaron import results
+from barbaron.cli import main
+from barbaron.results import FolderLock
+
+PLAY = ["play", "--bots", "easy", "normal", "--games", "2000", "--batch-size", "250", "--quiet"]
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_line(err: str) -> bool:
+    return len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted run that the repaired and resumed runs must equal."""
+    out = tmp_path_factory.mktemp("ref") / "ref"
+    assert main([*PLAY, "--workers", "1", "--out", str(out)]) == 0
+    return pd.read_parquet(out / "games.parquet")
+
+
+# --- nothing a user owns is deleted --------------------------------------------------------------
+def test_force_never_replaces_a_folder_that_only_looks_like_results(tmp_path, capsys):
+    web = tmp_path / "web"
+    (web / "src").mkdir(parents=True)
+    (web / "manifest.json").write_text('{"name": "my app", "icons": []}')
+    (web / "index.html").write_text("<html></html>")
+    (web / "src" / "app.js").write_text("console.log(1)")
+    status, _, err = run(capsys, *PLAY, "--out", web, "--force")
+    assert status == 2 and one_line(err) and "not a barbaron results folder" in err
+    assert (web / "index.html").exists() and (web / "src" / "app.js").exists()
+
+
+def test_force_refuses_a_results_folder_holding_a_users_file(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert run(capsys, *PLAY, "--out", out)[0] == 0
+    (out / "notes.txt").write_text("mine")
+    status, _, err = run(capsys, *PLAY, "--out", out, "--force")
+    assert status == 2 and "'notes.txt', which barbaron did not write" in err
+    assert (out / "notes.txt").read_text() == "mine"
+    (out / "notes.txt").unlink()
+    assert run(capsys, *PLAY, "--out", out, "--force")[0] == 0  # its own folder: replaced
+
+
+def test_force_never_deletes_a_users_partial_folder(tmp_path, capsys):
+    data = tmp_path / "data.partial"
+    data.mkdir()
+    (data / "precious.csv").write_text("1,2,3")
+    status, _, err = run(capsys, *PLAY, "--out", tmp_path / "data", "--force")
+    assert status == 2 and one_line(err) and "not an interrupted barbaron run" in err
+    assert (data / "precious.csv").exists() and not (tmp_path / "data").exists()
+
+
+# --- one run per folder -------------------------------------------------------------------------
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_second_run_on_a_locked_folder_is_refused(tmp_path, capsys, force):
+    out = tmp_path / "busy"
+    lock = FolderLock(out.resolve())  # as a live run holds it
+    try:
+        status, _, err = run(capsys, *PLAY, "--out", out, *force)
+    finally:
+        lock.release()
+    assert status == 2 and one_line(err) and "being written by another barbaron run" in err
+    assert not out.exists() and not Path(f"{out}.partial").exists()
+    assert run(capsys, *PLAY, "--out", out)[0] == 0  # free again once the other run ends
+
+
+def test_two_concurrent_forced_runs_never_mix(tmp_path):
+    out = tmp_path / "race"
+    argv = [sys.executable, "-m", "barbaron.cli", *PLAY[:-1], "--games", "40000", "--quiet"]
+    runs = [
+        subprocess.Popen(
+            [*argv, "--seed", str(seed), "--out", str(out), "--force", "--workers", "1"],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed in (0, 1)
+    ]
+    codes = [p.wait(timeout=120) for p in runs]
+    errors = [p.stderr.read() for p in runs]
+    assert 0 in codes, errors
+    manifest = json.loads((out / "manifest.json").read_text())
+    games = pd.read_parquet(out / "games.parquet")
+    winner = codes.index(0)
+    assert manifest["job"]["seed"] == winner and len(games) == 40000 * 2
+    if codes.count(0) == 1:
+        assert "being written by another barbaron run" in errors[1 - winner]
+
+
+# --- resume: never a changed plugin, damaged units replayed -------------------------------------
+PLUGIN = """
+import numpy as np
+from barbaron.strategy import Strategy
+
+class Mine(Strategy):
+    def buy(self, view, games, bars):
+        return view.coins[games, view.seat] >= {cushion}
+"""
+
+
+def interrupted(tmp_path, capsys, argv, monkeypatch):
+    """Run ``argv`` until its third unit finishes, then Ctrl-C: the partial folder."""
+    from barbaron import run as run_module
+
+    real = run_module.execute
+
+    def execute(job, folder, *, quiet=False, on_unit=None):
+        def stop(result, totals):
+            if result.unit == 2:
+                raise KeyboardInterrupt
+            return False
+
+        return real(job, folder, quiet=quiet, on_unit=stop)
+
+    monkeypatch.setattr(run_module, "execute", execute)
+    status, _, err = run(capsys, *argv)
+    monkeypatch.setattr(run_module, "execute", real)
+    assert status == 130 and one_line(err) and "--resume" in err
+    return err
+
+
+def test_resume_refuses_a_plugin_that_changed(tmp_path, capsys, monkeypatch):
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(PLUGIN.format(cushion=100))
+    argv = [*PLAY, "--out", tmp_path / "p", "--workers", "1"]
+    argv[2] = f"{plugin}:Mine"
+    interrupted(tmp_path, capsys, argv, monkeypatch)
+    plugin.write_text(PLUGIN.format(cushion=300))
+    status, _, err = run(capsys, *argv, "--resume")
+    assert status == 2 and one_line(err) and f"the plugin {plugin} has changed" in err
+    plugin.write_text(PLUGIN.format(cushion=100))
+    assert run(capsys, *argv, "--resume")[0] == 0
+
+
+@pytest.mark.parametrize("damage", ["shard", "tally", "temporary"])
+def test_resume_replays_damaged_units(tmp_path, capsys, monkeypatch, reference, damage):
+    out = tmp_path / "d"
+    argv = [*PLAY, "--out", out, "--workers", "1"]
+    interrupted(tmp_path, capsys, argv, monkeypatch)
+    shards = Path(f"{out}.partial") / "shards"
+    if damage == "shard":
+        path = shards / "unit-0000001.parquet"
+        path.write_bytes(path.read_bytes()[:100])
+    elif damage == "tally":
+        path = shards / "unit-0000000.npz"
+        path.write_bytes(path.read_bytes()[:50])
+    else:
+        (shards / "unit-0000002.tmp").write_bytes(b"half a shard")
+    status, stdout, err = run(capsys, *argv, "--resume")
+    assert status == 0, err
+    assert pd.read_parquet(out / "games.parquet").equals(reference)
+
+
+def test_a_manifest_that_is_not_barbarons_is_refused(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "m"
+    argv = [*PLAY, "--out", out, "--workers", "1"]
+    interrupted(tmp_path, capsys, argv, monkeypatch)
+    (Path(f"{out}.partial") / "manifest.json").write_text("[1, 2, 3]")
+    status, _, err = run(capsys, *argv, "--resume")
+    assert status == 2 and one_line(err) and "cannot resume" in err
+
+
+# --- faults -----------------------------------------------------------------------------------
+KILLER = """
+import os, signal
+import numpy as np
+from barbaron.strategy import Strategy
+
+class Killer(Strategy):
+    def buy(self, view, games, bars):
+        at = int(os.environ.get("KILL_AT_GAME", -1))
+        if at >= 0 and view.game[games].max() >= at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return np.ones(games.size, dtype=bool)
+"""
+
+
+def cli(*argv, env=None, **kwargs):
+    return subprocess.Popen(
+        [sys.executable, "-m", "barbaron.cli", *map(str, argv)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        **kwargs,
+    )
+
+
+def test_a_killed_worker_ends_the_run_in_one_line_and_resume_completes_it(tmp_path):
+    plugin = tmp_path / "killer.py"
+    plugin.write_text(KILLER)
+    argv = ["play", "--bots", f"{plugin}:Killer", "easy", "--games", "8000", "--batch-size", "500"]
+    argv += ["--workers", "2", "--quiet"]
+    ref = cli(*argv, "--out", tmp_path / "ref")
+    assert ref.wait(timeout=120) == 0, ref.stderr.read()
+    started = time.monotonic()
+    dying = cli(*argv, "--out", tmp_path / "k", env={"KILL_AT_GAME": "3000"})
+    status = dying.wait(timeout=60)
+    err = dying.stderr.read()
+    assert status == 1 and one_line(err), err
+    assert "a worker process died" in err and "--resume" in err and "unit" in err
+    assert time.monotonic() - started < 60
+    resumed = cli(*argv, "--out", tmp_path / "k", "--resume")
+    assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
+    assert pd.read_parquet(tmp_path / "k" / "games.parquet").equals(
+        pd.read_parquet(tmp_path / "ref" / "games.parquet")
+    )
+
+
+def test_sigterm_is_handled_like_ctrl_c_and_leaves_no_worker(tmp_path):
+    out = tmp_path / "t"
+    proc = cli(
+        "play",
+        "--bots",
+        "normal",
+        "normal",
+        "--games",
+        "4000000",
+        "--workers",
+        "2",
+        "--quiet",
+        "--out",
+        out,
+    )
+    partial = Path(f"{out}.partial") / "shards"
+    deadline = time.monotonic() + 60
+    while not any(partial.glob("*.npz")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    status = proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert status == 130 and one_line(err) and "--resume" in err, err
+    time.sleep(1.5)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
+    assert children.stdout == ""
+    assert json.loads((Path(f"{out}.partial") / "manifest.json").read_text())["status"] == "partial"
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
+    def full(table, where, **kwargs):
+        Path(where).write_bytes(b"partial")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
+
+    monkeypatch.setattr(results.pq, "write_table", full)
+    out = tmp_path / "full"
+    status, _, err = run(capsys, *PLAY, "--out", out, "--workers", "1")
+    assert status == 1 and one_line(err) and "No space left on device" in err
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_a_name_too_long_is_refused(tmp_path, capsys):
+    status, _, err = run(capsys, *PLAY, "--out", tmp_path / ("x" * 250))
+    assert status == 2 and one_line(err) and "too long" in err
+
+
+FAILING = """
+import sys
+import numpy as np
+from barbaron.strategy import Strategy
+
+class Raises(Strategy):
+    def buy(self, view, games, bars):
+        raise ZeroDivisionError("my bug")
+
+class Exits(Strategy):
+    def buy(self, view, games, bars):
+        sys.exit(3)
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(
+    "bot, what", [("Raises", "ZeroDivisionError: my bug"), ("Exits", "SystemExit: 3")]
+)
+def test_a_plugins_own_exception_is_one_line_naming_it(tmp_path, capsys, workers, bot, what):
+    plugin = tmp_path / "failing.py"
+    plugin.write_text(FAILING)
+    spec = f"{plugin}:{bot}"
+    status, _, err = run(
+        capsys,
+        "play",
+        "--bots",
+        spec,
+        "easy",
+        "--games",
+        "400",
+        "--workers",
+        workers,
+        "--quiet",
+        "--out",
+        tmp_path / "f",
+    )
+    assert status == 1 and one_line(err), err
+    assert f"{bot}.buy raised {what}" in err
+
+
+def test_debug_shows_the_traceback(tmp_path, capsys):
+    plugin = tmp_path / "failing.py"
+    plugin.write_text(FAILING)
+    argv = [
+        "play",
+        "--bots",
+        f"{plugin}:Raises",
+        "easy",
+        "--games",
+        "40",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        tmp_path / "f",
+    ]
+    status, _, err = run(capsys, "--debug", *argv)
+    assert status == 1 and "Traceback" in err and "my bug" in err
+
+
+# --- bad input, refused before anything is built ------------------------------------------------
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["seats", "--bots", "easy", "--bonus", "0:inf:5"], "--bonus must look like"),
+        (["seats", "--bots", "easy", "--bonus", "0:1e9:1"], "at most 1,000"),
+        (["sweep", "--bot", "hard", "--param", "risk=0:1e9:1"], "at most 1,000"),
+        (["sweep", "--bot", "hard", "--param", "risk=nan,1"], "--param must look like"),
+        (["play", "--bots", "easy", "easy", "--games", str(10**18)], "--games must be from 1 to"),
+        (["play", "--bots", "easy", "easy", "--workers", "1000"], "--workers must be from 1"),
+        (["play", "--bots", "hard:risk=nan", "easy"], "risk must be a finite number"),
+        (["play", "--bots", "hard:risk=inf", "easy"], "risk must be a finite number"),
+        (["play", "--bots", "hard:risk=1,risk=2", "easy"], "given twice"),
+        (["compare", "hard", "easy", "--elo1", "inf"], "must be finite"),
+        (["compare", "hard", "easy", "--elo0", "5", "--elo1", "5"], "--elo1 must be above"),
+    ],
+)
+def test_bad_input_is_refused_at_once(tmp_path, capsys, argv, message):
+    started = time.monotonic()
+    status, _, err = run(capsys, *argv, "--out", tmp_path / "x", "--quiet")
+    assert status == 2 and one_line(err) and message in err, err
+    assert time.monotonic() - started < 5 and not list(tmp_path.iterdir())
+
+
+def test_more_workers_than_units_start_no_more_processes(tmp_path, capsys):
+    status, _, err = run(capsys, *PLAY, "--workers", "64", "--out", tmp_path / "w")
+    assert status == 0, err
+
+
+SLOPPY = """
+from barbaron.strategy import ScalarStrategy
+
+class Nan(ScalarStrategy):
+    def buy_one(self, game, bar):
+        return float("nan")
+
+class No(ScalarStrategy):
+    def buy_one(self, game, bar):
+        return "no"
+"""
+
+
+@pytest.mark.parametrize("bot, answer", [("Nan", "nan"), ("No", "'no'")])
+def test_a_scalar_answer_must_be_a_real_bool(tmp_path, capsys, bot, answer):
+    plugin = tmp_path / "sloppy.py"
+    plugin.write_text(SLOPPY)
+    status, _, err = run(
+        capsys,
+        "play",
+        "--bots",
+        f"{plugin}:{bot}",
+        "easy",
+        "--games",
+        "40",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        tmp_path / "s",
+    )
+    assert status == 2 and one_line(err)
+    assert f"{bot}.buy_one answered {answer}; it must answer True or False" in err
+
+
+def test_report_of_a_summary_it_did_not_write_is_one_line(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert run(capsys, *PLAY, "--out", out, "--workers", "1")[0] == 0
+    (out / "summary.json").write_text('{"games": 3, "bots": 7}')
+    status, _, err = run(capsys, "report", out)
+    assert status == 2 and one_line(err) and "is not what barbaron play writes" in err
+
+
+def test_replay_of_a_deeply_nested_file_is_one_line(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    status, _, err = run(capsys, "replay", deep)
+    assert status == 2 and one_line(err) and str(deep) in err
+
+
+def test_a_plugin_that_exits_on_import_is_one_line(tmp_path, capsys):
+    plugin = tmp_path / "exits.py"
+    plugin.write_text("import sys\nsys.exit(3)\n")
+    status, _, err = run(capsys, "play", "--bots", f"{plugin}:Bot", "easy", "--out", tmp_path / "e")
+    assert status == 2 and one_line(err) and "SystemExit" in err
