@@ -1,9 +1,11 @@
-"""Results folders: written as a run goes (shards), finished atomically, resumable after Ctrl-C.
+"""Results folders: written as a run goes, finished atomically, resumable after Ctrl-C.
 
-A run writes into ``OUT.partial/``: ``manifest.json`` (status "partial"), and per finished unit
-of work a shard of rows and a tally file. Finishing joins the shards into ``games.parquet``,
-writes ``summary.json``, ``summary.csv`` and the plots, marks the manifest "complete" and renames
-the folder to ``OUT``. An interrupted run leaves ``OUT.partial/``, which ``--resume`` continues.
+A run writes into ``OUT.partial/``: ``manifest.json`` (status "partial"), and per finished unit of
+work a Parquet file of its rows in ``games.parquet/`` (a Parquet dataset: one table that pandas,
+pyarrow and DuckDB read as a whole) and a tally file in ``tallies/``. Finishing writes
+``summary.json``, ``summary.csv`` and the plots, marks the manifest "complete", renames the folder
+to ``OUT`` and drops the tallies. An interrupted run leaves ``OUT.partial/``, which ``--resume``
+continues.
 """
 
 from __future__ import annotations
@@ -96,6 +98,10 @@ def _jsonable(value: object) -> object:
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
+GAMES = "games.parquet"  # the folder of per-unit Parquet files: one table of every game
+TALLIES = "tallies"  # per-unit exact tallies, kept while the run is partial
+
+
 def shard_path(shards: Path, unit: int) -> Path:
     """Where unit ``unit``'s rows are written."""
     return shards / f"unit-{unit:07d}.parquet"
@@ -130,11 +136,20 @@ def rows_table(job: Job, rows: list[ArmRows]) -> pa.Table:
 
 
 def write_shard(job: Job, result: UnitResult, path: Path) -> None:
-    """Write a unit's rows to ``path`` atomically (uncompressed: shards are temporary, and
-    joining them into games.parquet compresses)."""
+    """Write a unit's rows to ``path`` atomically, compressed (in the worker that played it:
+    nothing is joined at the end). Game and deal numbers rise steadily: delta-encoded."""
     table = rows_table(job, result.rows)
+    encoding = {"game": "DELTA_BINARY_PACKED", "deal": "DELTA_BINARY_PACKED"}
+    dictionary = [name for name in ("arm", "bot") if name in table.column_names]
     with _written(path, path.with_suffix(".tmp")) as tmp:
-        pq.write_table(table, tmp, compression="none")
+        pq.write_table(
+            table,
+            tmp,
+            compression="zstd",
+            use_dictionary=dictionary,
+            column_encoding=encoding,
+            write_statistics=False,
+        )
 
 
 def play_and_write(
@@ -148,7 +163,8 @@ def play_and_write(
 
 
 MANIFEST_KEYS = ("status", "command", "job", "barbaron")  # what makes a manifest barbaron's
-OWN_NAMES = {"manifest.json", "games.parquet", "summary.json", "summary.csv", "shards"}
+OWN_NAMES = {"manifest.json", GAMES, "summary.json", "summary.csv", TALLIES}
+OWN_FOLDERS = {GAMES, TALLIES}  # games.parquet was a single file before barbaron 0.2
 NAME_MAX = 255  # the longest file name most file systems take
 _SHARD = re.compile(r"unit-(\d{7})(\.parquet|\.npz|\.tmp|\.tmp\.npz)")
 _TEMPORARY = re.compile(r".+\.tmp|\..+\.tmp\.png")
@@ -185,13 +201,13 @@ def foreign_content(folder: Path) -> str:
             or _TEMPORARY.fullmatch(name)
             or (name in listed if isinstance(listed, list) else name.endswith(".png"))
         )
-        if not ours or (entry.is_symlink() or entry.is_dir() != (name == "shards")):
+        if not ours or entry.is_symlink() or (entry.is_dir() and name not in OWN_FOLDERS):
             return f"it holds {name!r}, which barbaron did not write"
-    shards = folder / "shards"
-    if shards.is_dir():
-        for entry in shards.iterdir():
-            if entry.is_symlink() or not entry.is_file() or not _SHARD.fullmatch(entry.name):
-                return f"its shards/ holds {entry.name!r}, which barbaron did not write"
+    for inner in OWN_FOLDERS:
+        if (folder / inner).is_dir():
+            for entry in (folder / inner).iterdir():
+                if entry.is_symlink() or not entry.is_file() or not _SHARD.fullmatch(entry.name):
+                    return f"its {inner}/ holds {entry.name!r}, which barbaron did not write"
     return ""
 
 
@@ -292,7 +308,8 @@ class RunFolder:
         self._lock = FolderLock(self.out)
         try:
             self.manifest = self._prepare(force, resume)
-            (self.partial / "shards").mkdir(parents=True, exist_ok=True)
+            for inner in OWN_FOLDERS:
+                (self.partial / inner).mkdir(parents=True, exist_ok=True)
             write_json(self.partial / "manifest.json", self.manifest)
         except BaseException:
             self._lock.release()
@@ -399,10 +416,10 @@ class RunFolder:
 
     # --- units --------------------------------------------------------------------------
     def _shard(self, unit: int) -> Path:
-        return shard_path(self.partial / "shards", unit)
+        return shard_path(self.partial / GAMES, unit)
 
     def _tally(self, unit: int) -> Path:
-        return self.partial / "shards" / f"unit-{unit:07d}.npz"
+        return self.partial / TALLIES / f"unit-{unit:07d}.npz"
 
     def _expected_rows(self, unit: int) -> int:
         job = self.job
@@ -412,13 +429,15 @@ class RunFolder:
         """Units of the interrupted run whose shard and tally are complete and readable; the
         others (and stray temporary files) are removed, to be played again."""
         valid = []
-        shards = self.partial / "shards"
-        shards.mkdir(exist_ok=True)
-        for entry in sorted(shards.iterdir()):
+        for inner in OWN_FOLDERS:
+            (self.partial / inner).mkdir(exist_ok=True)
+            for entry in (self.partial / inner).iterdir():
+                match = _SHARD.fullmatch(entry.name)
+                if match is not None and ".tmp" in match.group(2):
+                    entry.unlink()  # a temporary file of a write that did not finish
+        for entry in sorted((self.partial / TALLIES).iterdir()):
             match = _SHARD.fullmatch(entry.name)
             if match is None or match.group(2) != ".npz":
-                if match is not None and match.group(2) != ".parquet":
-                    entry.unlink()  # a temporary file of a write that did not finish
                 continue
             unit = int(match.group(1))
             if unit < self.job.units and self._unit_ok(unit):
@@ -472,7 +491,7 @@ class RunFolder:
         parent only adds tallies); on a dask cluster the rows come back to be written here."""
         if self.job.backend == "dask":
             return play_unit
-        return functools.partial(play_and_write, shards=self.partial / "shards")
+        return functools.partial(play_and_write, shards=self.partial / GAMES)
 
     def shard_files(self) -> list[Path]:
         """The Parquet shards of the finished units, in unit order."""
@@ -488,19 +507,12 @@ class RunFolder:
         seconds: float,
         games_played: int,
     ) -> Path:
-        """Join the shards, write summary.json, ``table`` as summary.csv, and the plots, then
-        move the folder into place. ``seconds`` and ``games_played`` are this session's."""
-        with _written(self.partial / "games.parquet") as tmp:
-            writer = None
-            try:
-                for shard in self.shard_files():
-                    rows = pq.read_table(shard)
-                    if writer is None:
-                        writer = pq.ParquetWriter(tmp, rows.schema, compression="zstd")
-                    writer.write_table(rows)
-            finally:
-                if writer is not None:
-                    writer.close()
+        """Write summary.json, ``table`` as summary.csv, and the plots, then move the folder
+        into place. ``seconds`` and ``games_played`` are this session's."""
+        kept = set(self.shard_files())
+        for entry in (self.partial / GAMES).iterdir():
+            if entry not in kept:  # a unit played past an early stop, or a half-written one
+                entry.unlink()
         write_json(self.partial / "summary.json", summary)
         _write_csv(self.partial / "summary.csv", table)
         for name, figure in plots:
@@ -512,7 +524,7 @@ class RunFolder:
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "seconds": round(seconds, 3),
                 "games_per_second": round(games_played / max(seconds, 1e-9)),
-                "files": sorted(OWN_NAMES - {"shards"} | {name for name, _ in plots}),
+                "files": sorted(OWN_NAMES - {TALLIES} | {name for name, _ in plots}),
             }
         )
         write_json(self.partial / "manifest.json", self.manifest)
@@ -520,7 +532,7 @@ class RunFolder:
             if self.out.exists():  # only with --force, checked to be barbaron's
                 shutil.rmtree(self.out)
             os.replace(self.partial, self.out)
-            shutil.rmtree(self.out / "shards")
+            shutil.rmtree(self.out / TALLIES)
         except OSError as e:
             raise ResultsError(
                 f"cannot move {self.partial} to {self.out}: {e.strerror or e}"

@@ -62,8 +62,8 @@ def execute(
     )
     start = time.perf_counter()
     games_now = 0
+    results = run_units(job, todo, folder.unit_task())
     try:
-        results = run_units(job, todo, folder.unit_task())
         for result in _dead_workers_named(results, job, finished):
             folder.add(result)
             for total, tally in zip(totals, result.tallies, strict=True):
@@ -74,6 +74,7 @@ def execute(
                 stopped = True
                 break
     finally:
+        results.close()  # an early stop: cancel the units still queued before finishing
         bar.close()
     return RunOutcome(totals, time.perf_counter() - start, stopped, games_now)
 

@@ -158,15 +158,15 @@ def test_resume_replays_damaged_units(tmp_path, capsys, monkeypatch, reference, 
     out = tmp_path / "d"
     argv = [*PLAY, "--out", out, "--workers", "1"]
     interrupted(tmp_path, capsys, argv, monkeypatch)
-    shards = Path(f"{out}.partial") / "shards"
+    partial = Path(f"{out}.partial")
     if damage == "shard":
-        path = shards / "unit-0000001.parquet"
+        path = partial / "games.parquet" / "unit-0000001.parquet"
         path.write_bytes(path.read_bytes()[:100])
     elif damage == "tally":
-        path = shards / "unit-0000000.npz"
+        path = partial / "tallies" / "unit-0000000.npz"
         path.write_bytes(path.read_bytes()[:50])
     else:
-        (shards / "unit-0000002.tmp").write_bytes(b"half a shard")
+        (partial / "games.parquet" / "unit-0000002.tmp").write_bytes(b"half a shard")
     status, stdout, err = run(capsys, *argv, "--resume")
     assert status == 0, err
     assert pd.read_parquet(out / "games.parquet").equals(reference)
@@ -243,7 +243,7 @@ def test_sigterm_is_handled_like_ctrl_c_and_leaves_no_worker(tmp_path):
         "--out",
         out,
     )
-    partial = Path(f"{out}.partial") / "shards"
+    partial = Path(f"{out}.partial") / "tallies"
     deadline = time.monotonic() + 60
     while not any(partial.glob("*.npz")) and time.monotonic() < deadline:
         time.sleep(0.2)
