@@ -1,0 +1,1043 @@
+"""Check that a strategy keeps the contract, as Gymnasium's ``check_env`` checks an environment.
+
+    >>> from barbaron.testing import check_strategy
+    >>> report = check_strategy("my_bot.py:MyBot")
+    >>> report.passed
+    >>> for result in report.results: print(result)
+
+:func:`check_strategy` plays a few thousand seeded games on nine tables (2, 3 and 4 players,
+the usual money and tight money, the checked bot "X" in every seat, alone and with built-in
+bots) and reports one :class:`CheckResult` per check:
+
+1. ``legal answers``: answers of the right shape and dtype, legal upgrades, no exception, the
+   ``games`` and ``bars`` arguments left as they were;
+2. ``determinism``: the same seed gives the same games again with the same instance, with fresh
+   instances (one per seat) and in a fresh Python process;
+3. ``batch independence``: a game is the same played alone as in its batch, and with the
+   batch's rows shuffled;
+4. ``order independence``: a game is the same when two lineups share a batch row by row
+   (:class:`~barbaron.strategy.Mixed`), whichever lineup's strategies are asked first;
+5. ``no global random generator``: no use of ``random``'s or ``numpy.random``'s global state
+   (nor numba's, inside compiled code): their legacy functions are watched during the check and
+   the states compared before and after;
+6. ``twin`` (with ``twin=SPEC``): the two specs, e.g. a scalar and a vectorized form of one bot,
+   play identical games.
+
+A failing check names the first game that shows it (seed, game index, lineup, rules) and, where
+it can, the first answer that differs. ``python -m barbaron.testing SPEC --seed S --games N``
+prints a digest per game: the fresh-process half of the determinism check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import pickle
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from barbaron import rules as R
+from barbaron.config import MAX_INDEX
+from barbaron.errors import UsageError
+from barbaron.rules import Rules
+from barbaron.strategy import Decision, IllegalDecision, Mixed, Strategy, checked_answer
+
+__all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strategy"]
+
+DEFAULT_GAMES = 2000  # distinct games of a check; each check replays them (or a part) its way
+ALONE_GAMES = 270  # of those, how many the batch check replays one at a time
+MAX_GAMES = 200_000  # the check keeps every game's coins after every turn, twice
+
+LEGAL = "legal answers"
+DETERMINISM = "determinism"
+BATCH = "batch independence"
+ORDER = "order independence"
+GLOBAL_RANDOM = "no global random generator"
+TWIN = "twin"
+CHECKS = (LEGAL, DETERMINISM, BATCH, ORDER, GLOBAL_RANDOM, TWIN)  # in report order
+
+X = None  # the checked bot's place in a table's lineup
+COMPANIONS = ("greedy", "easy", "normal", "hard")  # built-in bots it meets
+
+# (rules, lineup): every seat of 2-, 3- and 4-player tables; tight money for forced sales
+_TABLE_SPECS: tuple[tuple[Rules, tuple[str | None, ...]], ...] = (
+    (Rules(), (X, X, X, X)),
+    (Rules(start_coins=200, seat_bonus=0), (X, X, X, X)),
+    (Rules(players=3, start_coins=150, seat_bonus=0), (X, X, X)),
+    (Rules(players=2, rounds=15, start_coins=100, seat_bonus=0), (X, X)),
+    (Rules(), (X, "greedy", "easy", "normal")),
+    (Rules(start_coins=300, seat_bonus=0), ("greedy", X, "hard", "easy")),
+    (Rules(players=3, start_coins=200, seat_bonus=0), ("easy", "greedy", X)),
+    (Rules(start_coins=250, seat_bonus=50), ("normal", "easy", "greedy", X)),
+    (Rules(players=2, start_coins=150, seat_bonus=0), ("greedy", X)),
+)
+TABLES = len(_TABLE_SPECS)
+
+_FIELDS = ("coins", "owner", "level", "position", "skip", "worth", "trace")  # compared per game
+_FIELD_NAMES = {
+    "coins": "coins",
+    "owner": "owners",
+    "level": "levels",
+    "position": "positions",
+    "skip": "skip flags",
+    "worth": "worth",
+}
+
+
+# --- the report -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict: its name, passed or not, and what it saw (the first failing game)."""
+
+    name: str
+    passed: bool
+    detail: str
+    skipped: bool = False  # not run (an earlier check failed so that it could not be)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """PASS, FAIL or SKIP."""
+        return "SKIP" if self.skipped else "PASS" if self.passed else "FAIL"
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.name}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Every check's result for one spec; ``passed`` when all of them passed."""
+
+    spec: str
+    results: list[CheckResult]
+    twin: str | None = None
+    seed: int = 0
+    games: int = DEFAULT_GAMES
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """True if every check ran and passed."""
+        return all(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        """The checks that ran and failed."""
+        return [r for r in self.results if not r.passed and not r.skipped]
+
+    def result(self, name: str) -> CheckResult:
+        """The result of the check called ``name``."""
+        for r in self.results:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def summary(self) -> str:
+        """The closing line: all passed, or which failed."""
+        n = len(self.results)
+        took = f"{self.games:,} games, seed {self.seed}, {self.seconds:.1f} s"
+        if self.passed:
+            return f"all {n} checks passed for {self.spec} ({took})"
+        failed = self.failed
+        skipped = [r for r in self.results if r.skipped]
+        text = f"{len(failed)} of {n} checks failed for {self.spec}: " + ", ".join(
+            r.name for r in failed
+        )
+        if skipped:
+            text += f"; {len(skipped)} skipped"
+        return f"{text} ({took})"
+
+    def lines(self) -> list[str]:
+        """One line per check, then the closing line."""
+        return [str(r) for r in self.results] + [self.summary()]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+# --- tables and games -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Table:
+    """A batch of the check: rules, a lineup (X the checked bot) and consecutive game indices."""
+
+    rules: Rules
+    lineup: tuple[str | None, ...]
+    first: int  # first game index
+    n: int  # games
+
+    @property
+    def games(self) -> np.ndarray:
+        return np.arange(self.first, self.first + self.n, dtype=np.int64)
+
+    def lineup_text(self, lineup: Sequence[str | None] | None = None) -> str:
+        return " ".join("X" if s is X else s for s in (lineup or self.lineup))
+
+    def where(self, seed: int, game: int, lineup: Sequence[str | None] | None = None) -> str:
+        """``game 17 (seed 0, lineup X X X X, 4 players, 10 rounds, 1000 coins +100/seat)``"""
+        r = self.rules
+        return (
+            f"game {game} (seed {seed}, lineup {self.lineup_text(lineup)}, {r.players} players, "
+            f"{r.rounds} rounds, {r.start_coins} coins +{r.seat_bonus}/seat)"
+        )
+
+
+def _tables(games: int) -> list[_Table]:
+    """The check's tables, ``games`` games in all, split as evenly as can be."""
+    tables, first = [], 0
+    for i, (rules, lineup) in enumerate(_TABLE_SPECS):
+        n = games // TABLES + (1 if i < games % TABLES else 0)
+        tables.append(_Table(rules, lineup, first, n))
+        first += n
+    return tables
+
+
+def _rotated(lineup: tuple[str | None, ...]) -> tuple[str | None, ...]:
+    """The lineup moved one seat on: seat s holds what seat s - 1 held."""
+    return lineup[-1:] + lineup[:-1]
+
+
+# --- watching the checked bot ---------------------------------------------------------------
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class _BotFailure(Exception):
+    """The checked bot raised or answered something the contract forbids, in ``game``."""
+
+    def __init__(self, text: str, game: int | None, round_: int, seat: int) -> None:
+        super().__init__(text)
+        self.text, self.game, self.round, self.seat = text, game, round_, seat
+
+
+class _Log:
+    """What the checked bot was asked and answered in one batch, and what it saw happen."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, int, int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.asked = np.zeros(3, dtype=np.int64)  # questions per Decision
+        self.yes = np.zeros(3, dtype=np.int64)  # upgrades chosen, buys, takeovers
+        self._owned: np.ndarray | None = None  # per batch row: bars owned when last seen
+        self._sold: np.ndarray | None = None  # per batch row: a bar went back to the bank
+
+    def observe(self, owner: np.ndarray) -> None:
+        """Note the bars owned now; a bar goes back to the bank only in a forced sale (R12)."""
+        owned = (owner >= 0).sum(axis=1)
+        if self._owned is None:
+            self._owned = np.zeros_like(owned)
+            self._sold = np.zeros(owned.shape, dtype=bool)
+        self._sold |= owned < self._owned
+        self._owned = owned
+
+    def record(self, view, games: np.ndarray, bars: np.ndarray | None, answer) -> None:
+        d = int(view.decision)
+        answers = np.asarray(answer).astype(np.int64)
+        self.asked[d] += games.size
+        self.yes[d] += int((answers >= 0).sum() if d == Decision.UPGRADE else answers.sum())
+        no_bars = np.full(games.size, -1, dtype=np.int64)
+        self.entries.append(
+            (
+                view.slot,
+                view.seat,
+                d,
+                view.game[games].astype(np.int64),
+                no_bars if bars is None else bars.astype(np.int64),
+                answers,
+            )
+        )
+
+    def sold_games(self) -> int:
+        return 0 if self._sold is None else int(self._sold.sum())
+
+    def answers_of(self, game: int) -> list[tuple[int, int, int, int, int]]:
+        """(slot, seat, decision, bar, answer) of every question about ``game``, in order."""
+        out = []
+        for slot, seat, d, games, bars, answers in self.entries:
+            for i in np.flatnonzero(games == game):
+                out.append((slot, seat, d, int(bars[i]), int(answers[i])))
+        return sorted(out)
+
+
+class _Probe:
+    """The checked bot as the engine sees it: every call passed on unchanged, its answers
+    checked (shape, dtype, legal upgrades, arguments untouched) and logged."""
+
+    def __init__(self, bot: object, log: _Log) -> None:
+        self.bot, self.log = bot, log
+
+    def __repr__(self) -> str:
+        return repr(self.bot)
+
+    def upgrade(self, view, games):
+        return self._ask(view, games, None)
+
+    def buy(self, view, games, bars):
+        return self._ask(view, games, bars)
+
+    def takeover(self, view, games, bars):
+        return self._ask(view, games, bars)
+
+    def _ask(self, view, games: np.ndarray, bars: np.ndarray | None):
+        decision = view.decision
+        name = f"{type(self.bot).__name__}.{decision.method}"
+        self.log.observe(view.owner)
+        args = (view, games) if bars is None else (view, games, bars)
+        games_before = games.copy()
+        bars_before = None if bars is None else bars.copy()
+
+        def fail(text: str, row: int = 0) -> _BotFailure:
+            game = int(view.game[games_before[row]]) if games_before.size else None
+            return _BotFailure(text, game, view.round, view.seat)
+
+        try:
+            answer = getattr(self.bot, decision.method)(*args)
+        except (Exception, SystemExit) as e:
+            raise self._which_row_raises(view, games_before, bars_before, name, e) from e
+        if not np.array_equal(games, games_before) or (
+            bars is not None and not np.array_equal(bars, bars_before)
+        ):
+            changed = "games" if not np.array_equal(games, games_before) else "bars"
+            raise fail(f"{name} changed its {changed} argument in place")
+        try:
+            choice = checked_answer(self.bot, decision, answer, games.size)
+        except IllegalDecision as e:
+            many = f"; asked about {games.size} games at once" if games.size > 1 else ""
+            raise fail(f"{e}{many}") from None
+        if decision is Decision.UPGRADE:
+            bad = _illegal_upgrade(view, games, choice)
+            if bad is not None:
+                row, why = bad
+                raise fail(f"{name} answered bar {int(choice[row])}, {why}", row)
+        self.log.record(view, games, bars, choice)
+        return answer
+
+    def _which_row_raises(self, view, games, bars, name, error) -> _BotFailure:
+        """The failure of a call that raised, naming the first game that raises alone."""
+        text = f"{name} raised {_one_line(error)}"
+        if games.size > 1:
+            for i in range(games.size):
+                try:
+                    args = (view, games[i : i + 1])
+                    if bars is not None:
+                        args += (bars[i : i + 1],)
+                    getattr(self.bot, view.decision.method)(*args)
+                except (Exception, SystemExit):
+                    return _BotFailure(text, int(view.game[games[i]]), view.round, view.seat)
+            text += f" when asked about {games.size} games at once (but not about any one alone)"
+        game = int(view.game[games[0]]) if games.size else None
+        return _BotFailure(text, game, view.round, view.seat)
+
+
+def _illegal_upgrade(view, games: np.ndarray, choice: np.ndarray) -> tuple[int, str] | None:
+    """(row, why) of the first upgrade the rules do not allow (R16), or None."""
+    b = choice.astype(np.int64)
+    seat, bar = view.seat, np.clip(b, 0, R.N_BARS - 1)
+    ok = (b == -1) | (
+        (b == bar)
+        & (view.owner[games, bar] == seat)
+        & (view.level[games, bar] < R.MAX_LEVEL)
+        & (view.coins[games, seat] >= R.UPGRADE_COST_TABLE[bar])
+    )
+    for i in np.flatnonzero(~ok)[:1]:
+        bar, g = int(b[i]), int(games[i])
+        if not 0 <= bar < R.N_BARS:
+            return int(i), "which is not a bar (0-11, or -1 for none)"
+        owner, level = int(view.owner[g, bar]), int(view.level[g, bar])
+        coins, cost = int(view.coins[g, seat]), int(R.UPGRADE_COST_TABLE[bar])
+        if owner != seat:
+            whose = "free" if owner < 0 else f"owned by seat {owner}"
+            return int(i), f"which seat {seat} may not upgrade: it is {whose}"
+        if level >= R.MAX_LEVEL:
+            return int(i), f"which seat {seat} may not upgrade: it is at Draught Tap already"
+        if coins < cost:
+            return int(i), (
+                f"which seat {seat} may not upgrade: it costs {cost} and the seat has {coins}"
+            )
+    return None
+
+
+# --- playing --------------------------------------------------------------------------------
+@dataclass
+class _Played:
+    """One batch as played: per row its game index and final state, or the error that ended it."""
+
+    table: _Table
+    lineup: tuple[str | None, ...]  # as played (the table's, or another for the order check)
+    games: np.ndarray
+    state: dict[str, np.ndarray] | None
+    log: _Log
+    error: str | None = None
+
+    def where(self, seed: int, game: int) -> str:
+        return self.table.where(seed, game, self.lineup)
+
+
+class _Cast:
+    """Who plays: the companions (built once) and the checked bot's instances."""
+
+    def __init__(self, spec: str, companions: dict[str, Strategy]) -> None:
+        self.spec, self.companions = spec, companions
+
+    def fresh(self) -> Strategy:
+        return _build(self.spec)
+
+    def seats(self, lineup, log: _Log, bot: Callable[[int], object] | object) -> list:
+        """One strategy per seat: the checked bot (``bot`` or ``bot(seat)``) in X's seats."""
+        out = []
+        for seat, spec in enumerate(lineup):
+            if spec is X:
+                instance = bot(seat) if callable(bot) and not _is_strategy(bot) else bot
+                out.append(_Probe(instance, log))
+            else:
+                out.append(self.companions[spec])
+        return out
+
+
+def _is_strategy(obj: object) -> bool:
+    return all(callable(getattr(obj, m, None)) for m in ("upgrade", "buy", "takeover"))
+
+
+def _build(spec: str) -> Strategy:
+    """``make_bot(spec)``; any failure other than a bad spec is reported as one too."""
+    from barbaron.registry import BotSpecError, make_bot
+
+    try:
+        return make_bot(spec)
+    except BotSpecError:
+        raise
+    except Exception as e:  # the bot's constructor failed in a way make_bot does not expect
+        raise BotSpecError(f"bot {spec!r}: building it raised {_one_line(e)}") from None
+
+
+def _play(
+    table: _Table,
+    seed: int,
+    seats: list,
+    log: _Log,
+    games: np.ndarray | None = None,
+    lineup: tuple[str | None, ...] | None = None,
+) -> _Played:
+    from barbaron.batch import play_batch
+
+    games = table.games if games is None else np.asarray(games, dtype=np.int64)
+    lineup = table.lineup if lineup is None else lineup
+    try:
+        out = play_batch(table.rules, seats, seed, games, trace=True)
+    except (Exception, SystemExit) as e:
+        f = _bot_failure(e)
+        if f is not None:  # the probe's finding (the engine may have wrapped it)
+            game = "a batch" if f.game is None else table.where(seed, f.game, lineup)
+            error = f"{game}, round {f.round}, seat {f.seat}: {f.text}"
+        else:  # a companion or the engine itself objected
+            first = table.where(seed, int(games[0]), lineup) if games.size else "an empty batch"
+            error = f"the batch of {first} raised {_one_line(e)}"
+        return _Played(table, lineup, games, None, log, error)
+    log.observe(out.state.owner)
+    st = out.state
+    state = {
+        "coins": st.coins,
+        "owner": st.owner,
+        "level": st.level,
+        "position": st.position,
+        "skip": st.skip,
+        "worth": out.worth,
+        "trace": out.trace,
+    }
+    return _Played(table, lineup, games, state, log)
+
+
+def _bot_failure(error: BaseException | None) -> _BotFailure | None:
+    """The probe's finding behind ``error``, if any (through ``raise ... from`` chains)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, _BotFailure):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _play_all(tables: list[_Table], seed: int, cast: _Cast, bot: object) -> list[_Played]:
+    """Every table once, ``bot`` in X's seats; stops at the first error (the rest would only
+    repeat it)."""
+    played = []
+    for table in tables:
+        log = _Log()
+        p = _play(table, seed, cast.seats(table.lineup, log, bot), log)
+        played.append(p)
+        if p.error:
+            break
+    return played
+
+
+def _first_error(played: list[_Played]) -> str | None:
+    return next((p.error for p in played if p.error), None)
+
+
+# --- comparing ------------------------------------------------------------------------------
+def _round_seat(slot: int, players: int) -> str:
+    round_, seat = divmod(slot, players)
+    return f"round {round_ + 1}, seat {seat}"
+
+
+def _answer_text(decision: int, bar: int, answer: int) -> str:
+    if decision == Decision.UPGRADE:
+        return "none" if answer < 0 else f"bar {answer}"
+    return "yes" if answer else "no"
+
+
+def _explain(a: _Played, ra: int, b: _Played, rb: int) -> str:
+    """How row ``ra`` of ``a`` and row ``rb`` of ``b`` (one game) differ."""
+    players = a.table.rules.players
+    parts = []
+    for f in ("coins", "owner", "level", "position", "skip", "worth"):
+        x, y = a.state[f][ra], b.state[f][rb]
+        if not np.array_equal(x, y):
+            parts.append(f"{_FIELD_NAMES[f]} {x.astype(int).tolist()} vs {y.astype(int).tolist()}")
+            break
+    ta, tb = a.state["trace"][ra], b.state["trace"][rb]
+    slots = np.flatnonzero((ta != tb).any(axis=1))
+    if slots.size:
+        s = int(slots[0])
+        parts.append(f"coins first differ after turn slot {s} ({_round_seat(s, players)})")
+    game = int(a.games[ra])
+    qa, qb = a.log.answers_of(game), b.log.answers_of(game)
+
+    def question(q: tuple[int, int, int, int, int]) -> str:
+        slot, _, d, bar, _ = q
+        about = f" bar {bar}" if bar >= 0 else ""
+        return f"{_round_seat(slot, players)}, {Decision(d).method}{about}"
+
+    for x, y in zip(qa, qb, strict=False):
+        if x[:4] != y[:4]:
+            parts.append(f"first different question: {question(x)} vs {question(y)}")
+            break
+        if x != y:
+            d, bar = x[2], x[3]
+            parts.append(
+                f"first different answer: {question(x)}: {_answer_text(d, bar, x[4])} vs "
+                f"{_answer_text(d, bar, y[4])}"
+            )
+            break
+    return "; ".join(parts) if parts else "the games differ"
+
+
+def _difference(
+    base: _Played, other: _Played, seed: int, how: str, rows: np.ndarray | None = None
+) -> str | None:
+    """Where ``other`` (its rows ``rows``, default all) first differs from ``base``, which holds
+    its table's games in order: the game, ``how`` it was played, and what differs; or None."""
+    rows = np.arange(other.games.size) if rows is None else rows
+    if rows.size == 0:
+        return None
+    base_rows = other.games[rows] - base.table.first
+    bad = np.zeros(rows.size, dtype=bool)
+    for f in _FIELDS:
+        x, y = base.state[f][base_rows], other.state[f][rows]
+        bad |= (x != y).reshape(rows.size, -1).any(axis=1)
+    if not bad.any():
+        return None
+    candidates = np.flatnonzero(bad)
+    i = candidates[np.argmin(other.games[rows][candidates])]
+    game = int(other.games[rows[i]])
+    what = _explain(base, int(base_rows[i]), other, int(rows[i]))
+    return f"{base.where(seed, game)} differs {how}: {what}"
+
+
+# --- digests (the fresh-process check) ------------------------------------------------------
+def _digests(played: _Played) -> list[str]:
+    """A short hash of each game's final state and coins trace."""
+    out = []
+    for i in range(played.games.size):
+        h = hashlib.blake2b(digest_size=8)
+        for f in _FIELDS:
+            h.update(np.ascontiguousarray(played.state[f][i]).tobytes())
+        out.append(h.hexdigest())
+    return out
+
+
+def _digest_lines(spec: str, seed: int, games: int) -> tuple[list[str], str | None]:
+    """``digest GAME HASH`` lines of the check's first pass, played as it plays them."""
+    bot = _build(spec)
+    cast = _Cast(spec, {c: _build(c) for c in COMPANIONS})
+    lines = []
+    for p in _play_all(_tables(games), seed, cast, bot):
+        if p.error:
+            return lines, p.error
+        lines += [f"digest {g} {d}" for g, d in zip(p.games.tolist(), _digests(p), strict=True)]
+    return lines, None
+
+
+class _FreshProcess:
+    """``python -m barbaron.testing SPEC`` running beside the check, to compare digests."""
+
+    def __init__(self, spec: str, seed: int, games: int) -> None:
+        env = dict(os.environ)
+        env["PYTHONHASHSEED"] = "random"  # a bot that depends on hash() order shows it
+        own = {sys.prefix, sys.base_prefix, sys.exec_prefix}  # the child finds these itself
+        path = [p for p in sys.path if p and not any(p.startswith(o) for o in own)]
+        if env.get("PYTHONPATH"):
+            path.append(env["PYTHONPATH"])
+        env["PYTHONPATH"] = os.pathsep.join(path)  # what imports here imports there
+        command = [sys.executable, "-m", "barbaron.testing", spec]
+        command += ["--seed", str(seed), "--games", str(games)]
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+
+    def result(self, timeout: float) -> tuple[dict[int, str] | None, str | None]:
+        """(digest by game, None) or (None, why not)."""
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return None, f"did not finish within {timeout:.0f} s"
+        if self.process.returncode != 0:
+            lines = [line for line in err.splitlines() if line.strip()]
+            last = lines[-1].strip() if lines else f"exit status {self.process.returncode}"
+            return None, last.removeprefix("error: ")
+        digests = {}
+        for line in out.splitlines():  # anything else the bot printed is left out
+            words = line.split()
+            if len(words) == 3 and words[0] == "digest" and words[1].isdigit():
+                digests[int(words[1])] = words[2]
+        return digests, None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+# --- global random generators ---------------------------------------------------------------
+class _RandomWatch:
+    """While active: every call of ``random``'s and ``numpy.random``'s global-state functions
+    is noted (name, count, first caller), and the states are compared before and after."""
+
+    def __init__(self) -> None:
+        self.uses: dict[str, list] = {}  # name -> [calls, first caller]
+        self.changed: list[str] = []
+        self._patched: list[tuple[object, str, object]] = []
+        self._active = False
+
+    def __enter__(self) -> _RandomWatch:
+        try:
+            self._install()
+        except BaseException:
+            self._restore()
+            raise
+        self._before = self._states()
+        self._active = True
+        return self
+
+    def _install(self) -> None:
+        import random
+
+        legacy = getattr(getattr(np.random, "mtrand", None), "_rand", None)
+        for name in dir(np.random):
+            fn = getattr(np.random, name)
+            extra = name in ("seed", "ranf", "sample", "set_bit_generator")
+            bound = legacy is not None and getattr(fn, "__self__", None) is legacy
+            if name != "get_state" and (bound or extra):
+                self._patch(np.random, name, f"numpy.random.{name}", fn)
+        self._patch_default_rng()
+        for name in dir(random):
+            fn = getattr(random, name)
+            if name != "getstate" and getattr(fn, "__self__", None) is random._inst:
+                self._patch(random, name, f"random.{name}", fn)
+
+    def __exit__(self, *exc: object) -> None:
+        self._active = False
+        after = self._states()
+        self.changed = [k for k, v in self._before.items() if after.get(k) != v]
+        self._restore()
+
+    def _restore(self) -> None:
+        for module, name, original in reversed(self._patched):
+            setattr(module, name, original)
+        self._patched.clear()
+
+    def _note(self, name: str) -> None:
+        if not self._active:
+            return
+        entry = self.uses.get(name)
+        if entry is None:
+            frame = sys._getframe(2)
+            where = f"{_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+            self.uses[name] = [1, f"{where} in {frame.f_code.co_qualname}"]
+        else:
+            entry[0] += 1
+
+    def _patch(self, module: object, name: str, label: str, fn: Callable) -> None:
+        def watched(*args, **kwargs):
+            self._note(label)
+            return fn(*args, **kwargs)
+
+        watched.__name__ = getattr(fn, "__name__", name)
+        watched.__doc__ = getattr(fn, "__doc__", None)
+        watched.__wrapped__ = fn
+        self._patched.append((module, name, fn))
+        setattr(module, name, watched)
+
+    def _patch_default_rng(self) -> None:
+        original = np.random.default_rng
+
+        def default_rng(seed=None):
+            if seed is None:
+                self._note("numpy.random.default_rng() without a seed")
+            return original(seed)
+
+        default_rng.__doc__ = original.__doc__
+        default_rng.__wrapped__ = original
+        self._patched.append((np.random, "default_rng", original))
+        np.random.default_rng = default_rng
+
+    @staticmethod
+    def _states() -> dict[str, object]:
+        import random
+
+        states: dict[str, object] = {
+            "numpy's global random state (numpy.random.get_state())": pickle.dumps(
+                np.random.get_state()
+            ),
+            "the random module's state (random.getstate())": random.getstate(),
+        }
+        try:  # numba keeps its own generators for np.random / random inside compiled code
+            from numba import _helperlib as helper
+
+            states["numba's np.random state (np.random in compiled code)"] = helper.rnd_get_state(
+                helper.rnd_get_np_state_ptr()
+            )
+            states["numba's random state (random in compiled code)"] = helper.rnd_get_state(
+                helper.rnd_get_py_state_ptr()
+            )
+        except Exception:  # a numba without these internals: numpy's and random's still count
+            pass
+        return states
+
+    def findings(self) -> list[str]:
+        """What was used, one phrase each; empty if nothing."""
+        out = [
+            f"called {name} ({calls:,} calls, first from {where})"
+            for name, (calls, where) in self.uses.items()
+        ]
+        out += [f"changed {what}" for what in self.changed]
+        return out
+
+
+def _short_path(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+# --- the checks -----------------------------------------------------------------------------
+def _compare_all(
+    base: list[_Played], others: list[_Played], seed: int, how: str, rows=None
+) -> str | None:
+    """The first difference of ``others`` from ``base`` (table by table), or the first error."""
+    for b, o in zip(base, others, strict=False):
+        if o.error:
+            return f"{how}, {o.error}"
+        d = _difference(b, o, seed, how, rows)
+        if d:
+            return d
+    return None
+
+
+@dataclass
+class _Context:
+    spec: str
+    seed: int
+    tables: list[_Table]
+    cast: _Cast
+    bot: Strategy
+    base: list[_Played] = field(default_factory=list)
+
+
+def _check_legal(c: _Context) -> CheckResult:
+    c.base = _play_all(c.tables, c.seed, c.cast, c.bot)
+    error = _first_error(c.base)
+    if error:
+        return CheckResult(LEGAL, False, error)
+    asked = sum(p.log.asked for p in c.base)
+    yes = sum(p.log.yes for p in c.base)
+    sold = sum(p.log.sold_games() for p in c.base)
+    games = sum(t.n for t in c.tables)
+    kinds = ", ".join(f"{d.method} {int(asked[d]):,} ({int(yes[d]):,} yes)" for d in Decision)
+    never = [d.method for d in Decision if asked[d] == 0]
+    note = f"; never asked to {' or '.join(never)}" if never else ""
+    detail = (
+        f"{int(asked.sum()):,} answers in {games:,} games, all legal: {kinds}; X in every seat "
+        f"of 2-4 players, alone and with {', '.join(COMPANIONS)}; forced sales in "
+        f"{sold:,} games{note}"
+    )
+    return CheckResult(LEGAL, True, detail)
+
+
+def _check_determinism(c: _Context, fresh_process: _FreshProcess | None, start: float):
+    again = _play_all(c.tables, c.seed, c.cast, c.bot)
+    problem = _compare_all(c.base, again, c.seed, "when the same instance plays it again")
+    if problem:
+        return CheckResult(DETERMINISM, False, problem)
+    fresh: dict[tuple[int, int], Strategy] = {}
+
+    def fresh_bot(table: _Table):
+        return lambda seat: fresh.setdefault((table.first, seat), c.cast.fresh())
+
+    fresh_runs = []
+    for table, b in zip(c.tables, c.base, strict=True):
+        log = _Log()
+        fresh_runs.append(
+            _play(table, c.seed, c.cast.seats(table.lineup, log, fresh_bot(table)), log)
+        )
+        problem = _compare_all([b], fresh_runs[-1:], c.seed, "with a fresh instance in each seat")
+        if problem:
+            return CheckResult(DETERMINISM, False, problem)
+    where = "the same instance twice, fresh instances per seat"
+    if fresh_process is None:
+        return CheckResult(DETERMINISM, True, f"identical games: {where}")
+    timeout = max(120.0, 20 * (time.perf_counter() - start))
+    digests, why = fresh_process.result(timeout)
+    if digests is None:
+        return CheckResult(DETERMINISM, False, f"in a fresh process: {why}")
+    for b in c.base:
+        for g, d in zip(b.games.tolist(), _digests(b), strict=True):
+            if digests.get(g) != d:
+                return CheckResult(
+                    DETERMINISM,
+                    False,
+                    f"{b.where(c.seed, g)} differs in a fresh Python process "
+                    f"(game digest {d} here, {digests.get(g, 'missing')} there)",
+                )
+    games = sum(t.n for t in c.tables)
+    return CheckResult(
+        DETERMINISM, True, f"{games:,} games identical: {where}, and in a fresh process"
+    )
+
+
+def _check_batch(c: _Context) -> CheckResult:
+    bot = c.cast.fresh()
+    per_table = max(1, -(-ALONE_GAMES // TABLES))
+    alone = 0
+    for table, b in zip(c.tables, c.base, strict=True):
+        for g in table.games[:per_table]:
+            log = _Log()
+            one = _play(table, c.seed, c.cast.seats(table.lineup, log, bot), log, np.array([g]))
+            alone += 1
+            problem = _compare_all([b], [one], c.seed, "when played alone (in its batch vs alone)")
+            if problem:
+                return CheckResult(BATCH, False, problem)
+    rng = np.random.default_rng([c.seed, 1])
+    for table, b in zip(c.tables, c.base, strict=True):
+        log = _Log()
+        order = rng.permutation(table.games)
+        shuffled = _play(table, c.seed, c.cast.seats(table.lineup, log, bot), log, order)
+        problem = _compare_all(
+            [b], [shuffled], c.seed, "when its batch's rows are shuffled (in order vs shuffled)"
+        )
+        if problem:
+            return CheckResult(BATCH, False, problem)
+    games = sum(t.n for t in c.tables)
+    return CheckResult(
+        BATCH,
+        True,
+        f"{alone} games identical alone (batch size 1) and in their batch; {games:,} games "
+        "identical with the batch's rows shuffled",
+    )
+
+
+def _check_order(c: _Context) -> CheckResult:
+    bot = c.cast.fresh()
+    rng = np.random.default_rng([c.seed, 2])
+    for table, b in zip(c.tables, c.base, strict=True):
+        other = _rotated(table.lineup)
+        log = _Log()
+        plain = _play(table, c.seed, c.cast.seats(other, log, bot), log, lineup=other)
+        if plain.error:
+            return CheckResult(ORDER, False, f"with its lineup rotated one seat, {plain.error}")
+        which = rng.integers(0, 2, table.n)  # each row's lineup: 0 the table's, 1 the other
+        for asked_first in (0, 1):  # the lineup whose strategies Mixed asks first
+            log = _Log()
+            order = (asked_first, 1 - asked_first)
+            by_lineup = [c.cast.seats((table.lineup, other)[k], log, bot) for k in order]
+            index = np.argsort(order)[which]  # each row's strategy within Mixed
+            seats = [Mixed([s[seat] for s in by_lineup], index) for seat in range(len(other))]
+            mixed = _play(table, c.seed, seats, log)
+            for k, base in ((0, b), (1, plain)):
+                mine, theirs = (table.lineup, other)[k], (table.lineup, other)[1 - k]
+                first = "its own" if asked_first == k else "the other"
+                if mine == theirs:
+                    how = (
+                        "when its batch is split row by row between two Mixed copies of its "
+                        f"lineup, {first} copy asked first (in its own batch vs mixed)"
+                    )
+                else:
+                    how = (
+                        f"when it shares its batch row by row with lineup "
+                        f"{table.lineup_text(theirs)} (Mixed), {first} lineup's strategies "
+                        "asked first (in its own batch vs mixed)"
+                    )
+                problem = _compare_all([base], [mixed], c.seed, how, np.flatnonzero(which == k))
+                if problem:
+                    return CheckResult(ORDER, False, problem)
+    games = sum(t.n for t in c.tables)
+    return CheckResult(
+        ORDER,
+        True,
+        f"{games:,} games identical when each table shares its batch row by row with its "
+        "lineup rotated one seat (Mixed), whichever lineup is asked first",
+    )
+
+
+def _check_twin(c: _Context, twin: str, twin_bot: Strategy) -> CheckResult:
+    played = _play_all(c.tables, c.seed, c.cast, twin_bot)
+    problem = _compare_all(c.base, played, c.seed, f"between X and the twin {twin} (X vs twin)")
+    if problem:
+        return CheckResult(TWIN, False, problem)
+    games = sum(t.n for t in c.tables)
+    return CheckResult(
+        TWIN,
+        True,
+        f"{twin} plays the same {games:,} games (coins after every turn, owners, levels, worth)",
+    )
+
+
+def check_strategy(
+    spec: str,
+    *,
+    twin: str | None = None,
+    games: int = DEFAULT_GAMES,
+    seed: int = 0,
+    fresh_process: bool = True,
+    echo: Callable[[str], object] | None = None,
+) -> CheckReport:
+    """Check the bot ``spec`` names against the strategy contract (see the module's docstring).
+
+    ``games`` distinct games (at least one per table, :data:`TABLES`) under ``seed``;
+    ``twin``, another spec that must play identical games; ``fresh_process=False`` skips the
+    fresh-process half of the determinism check; ``echo`` gets a header line, each result's
+    line as soon as it is known, and the closing line. A bad spec raises ``BotSpecError``, bad
+    numbers ``UsageError``; a misbehaving bot is a failed check, never an exception.
+    """
+    for name, value in (("spec", spec), ("twin", twin)):
+        if value is not None and not isinstance(value, str):
+            raise UsageError(f"{name} must be a bot spec (a string like 'normal'), got {value!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or not TABLES <= games <= MAX_GAMES:
+        raise UsageError(
+            f"games must be from {TABLES} (one per table) to {MAX_GAMES:,}, got {games!r}"
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_INDEX:
+        raise UsageError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    start = time.perf_counter()
+    say = echo or (lambda line: None)
+    results: list[CheckResult] = []
+
+    def add(result: CheckResult, since: float) -> None:
+        result = dataclasses.replace(result, seconds=time.perf_counter() - since)
+        results.append(result)
+        say(f"{result}  [{result.seconds:.1f} s]")
+
+    child = None
+    watch = _RandomWatch()
+    try:
+        with watch:
+            bot = _build(spec)  # inside the watch: a plugin's imports bind the watched functions
+            twin_bot = _build(twin) if twin is not None else None
+            companions = {name: _build(name) for name in COMPANIONS}
+            say(
+                f"checking X = {spec}{f' (twin {twin})' if twin else ''}: {games:,} games, "
+                f"seed {seed}, {TABLES} tables of 2-4 players"
+            )
+            if fresh_process and sys.executable:
+                child = _FreshProcess(spec, seed, games)
+            c = _Context(spec, seed, _tables(games), _Cast(spec, companions), bot)
+            t = time.perf_counter()
+            legal = _check_legal(c)
+            add(legal, t)
+            if legal.passed:
+                for check in (
+                    lambda: _check_determinism(c, child, start),
+                    lambda: _check_batch(c),
+                    lambda: _check_order(c),
+                ):
+                    t = time.perf_counter()
+                    add(check(), t)
+            else:
+                for name in (DETERMINISM, BATCH, ORDER):
+                    skip = CheckResult(name, False, f"not run: {LEGAL} failed", skipped=True)
+                    add(skip, time.perf_counter())
+        t = time.perf_counter()
+        found = watch.findings()
+        if found:
+            add(CheckResult(GLOBAL_RANDOM, False, "; ".join(found)), t)
+        else:
+            add(
+                CheckResult(
+                    GLOBAL_RANDOM,
+                    True,
+                    "no call of random's or numpy.random's global functions; their states "
+                    "(and numba's) unchanged",
+                ),
+                t,
+            )
+        if twin is not None:
+            t = time.perf_counter()
+            if legal.passed:
+                add(_check_twin(c, twin, twin_bot), t)
+            else:
+                add(CheckResult(TWIN, False, f"not run: {LEGAL} failed", skipped=True), t)
+    finally:
+        if child is not None:
+            child.stop()
+    report = CheckReport(spec, results, twin, seed, games, time.perf_counter() - start)
+    say(report.summary())
+    return report
+
+
+# --- python -m barbaron.testing: the fresh process ------------------------------------------
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print ``digest GAME HASH`` per game of the check's first pass (the determinism check's
+    fresh process)."""
+    import argparse
+
+    from barbaron.registry import BotSpecError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m barbaron.testing",
+        description="Play the games of 'barbaron check SPEC' and print a digest per game.",
+    )
+    parser.add_argument("spec")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES)
+    args = parser.parse_args(argv)
+    if args.games < TABLES:
+        print(f"error: --games must be at least {TABLES}", file=sys.stderr)
+        return 2
+    try:
+        lines, error = _digest_lines(args.spec, args.seed, args.games)
+    except BotSpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
