@@ -77,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         if debug:
             traceback.print_exception(e)
-        print(f"error: {line}", file=sys.stderr)
+        if line:
+            print(f"error: {line}", file=sys.stderr)
         return status
     finally:
         if main_thread:

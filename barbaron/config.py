@@ -6,3 +6,4 @@ MAX_INDEX = 2**63  # seeds and game indices are whole numbers in [0, MAX_INDEX)
 MAX_GAMES = 10**10  # games per lineup: more would take days, and the streams allow no more deals
 MAX_WORKERS = 256  # worker processes at the most (and never more than units of work)
 MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most
+CHECK_GAMES = 2000  # distinct games `barbaron check` plays by default

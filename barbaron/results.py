@@ -11,12 +11,14 @@ continues.
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import fcntl
 import functools
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import re
 import shutil
@@ -588,9 +590,15 @@ def flat_rows(rows: list[dict]) -> list[dict]:
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
-    """summary.csv: the command's main table, one row per line, intervals as two columns."""
-    import pandas as pd
+    """summary.csv: the command's main table, one row per line, intervals as two columns
+    (written as pandas writes a DataFrame of the rows: missing and NaN values empty)."""
+    flat = flat_rows(rows)
+    columns = list(dict.fromkeys(key for row in flat for key in row))
 
-    tmp = path.with_name(path.name + ".tmp")
-    pd.DataFrame(flat_rows(rows)).to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    def cell(value: object) -> object:
+        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+    with _written(path) as tmp, open(tmp, "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([cell(row.get(key)) for key in columns] for row in flat)

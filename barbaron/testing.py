@@ -43,14 +43,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from barbaron import rules as R
-from barbaron.config import MAX_INDEX
+from barbaron.config import CHECK_GAMES, MAX_INDEX
 from barbaron.errors import UsageError
 from barbaron.rules import Rules
 from barbaron.strategy import Decision, IllegalDecision, Mixed, Strategy, checked_answer
 
 __all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strategy"]
 
-DEFAULT_GAMES = 2000  # distinct games of a check; each check replays them (or a part) its way
+DEFAULT_GAMES = CHECK_GAMES  # distinct games of a check; each check replays them its way
 ALONE_GAMES = 270  # of those, how many the batch check replays one at a time
 MAX_GAMES = 200_000  # the check keeps every game's coins after every turn, twice
 

@@ -12,7 +12,6 @@ import pytest
 
 from barbaron import testing
 from barbaron.cli import main
-from barbaron.commands import check as check_command
 from barbaron.registry import BotSpecError, bot_entries
 from barbaron.testing import (
     BATCH,
@@ -171,12 +170,6 @@ def test_the_fresh_process_prints_the_games_digests(capsys):
     out = capsys.readouterr().out.split("\n")
     assert len(out) == 10 and out[-1] == ""
     assert all(re.fullmatch(r"digest \d+ [0-9a-f]{16}", line) for line in out[:-1])
-
-
-def test_the_command_line_defaults_agree_with_the_library():
-    assert check_command.GAMES == testing.DEFAULT_GAMES
-    assert check_command.TABLES == testing.TABLES
-    assert check_command.MAX_GAMES == testing.MAX_GAMES
 
 
 def run(capsys, *argv):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from barbaron.errors import UsageError
+from barbaron.config import CHECK_GAMES
 
 HELP = "check that a strategy keeps the contract (legal, deterministic, batch-independent)"
 EPILOG = """examples:
@@ -21,10 +21,6 @@ EPILOG = """examples:
   barbaron check my_bot.py:MyBot:cushion=300
   barbaron check my_bot.py:MyBotScalar --twin my_bot.py:MyBot
   barbaron check hard --games 4000 --seed 7"""
-
-GAMES = 2000  # barbaron.testing.DEFAULT_GAMES (not imported here: start-up stays fast)
-TABLES = 9  # barbaron.testing.TABLES
-MAX_GAMES = 200_000  # barbaron.testing.MAX_GAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,8 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games",
         type=int,
-        default=GAMES,
-        help=f"distinct games to play, split over the {TABLES} tables (default {GAMES})",
+        default=CHECK_GAMES,
+        help=f"distinct games to play, split over the tables (default {CHECK_GAMES})",
     )
     parser.add_argument("--seed", type=int, default=0, help="the games' seed (default 0)")
 
@@ -52,12 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from barbaron.testing import check_strategy
 
-    if not TABLES <= args.games <= MAX_GAMES:
-        raise UsageError(
-            f"--games must be from {TABLES} (one game per table) to {MAX_GAMES:,}, got {args.games}"
-        )
-    if args.seed < 0:
-        raise UsageError("--seed must be a whole number >= 0")
     report = check_strategy(
         args.spec,
         twin=args.twin,

@@ -49,22 +49,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def worth_by_bot(parquet_files: list[Path], limit: int = 2_000_000) -> dict:
+def worth_by_bot(parquet_files: list[Path], limit: int = 500_000) -> dict:
     """Final worths per bot from the first ``limit`` rows (for the distribution plot)."""
-    import pandas as pd
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    frames, rows = [], 0
-    for path in parquet_files:
-        table = pq.read_table(path, columns=["bot", "worth"])
-        frames.append(table.to_pandas())
-        rows += table.num_rows
+    files = [f for p in parquet_files for f in (sorted(p.glob("*.parquet")) if p.is_dir() else [p])]
+    tables, rows = [], 0
+    for path in files:
+        tables.append(pq.ParquetFile(path).read(columns=["bot", "worth"]))
+        rows += tables[-1].num_rows
         if rows >= limit:
             break
-    data = pd.concat(frames).head(limit)
-    return {
-        str(bot): group["worth"].to_numpy() for bot, group in data.groupby("bot", observed=True)
-    }
+    table = pa.concat_tables(tables).slice(0, limit).unify_dictionaries().combine_chunks()
+    bots = table.column("bot").chunk(0)  # one dictionary array: bot names and their indices
+    index, worth = bots.indices.to_numpy(), table.column("worth").to_numpy()
+    return {str(name): worth[index == i] for i, name in enumerate(bots.dictionary.to_pylist())}
 
 
 def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
