@@ -382,17 +382,11 @@ class _Run:
             return result_type(out=None, rows=self.sink.table(), **common)
         import importlib
 
-        import matplotlib.pyplot as plt
-
         command = importlib.import_module(f"barbaron.commands.{self.command}")
         figures = command.figures(summary, self.sink.shard_files())
-        try:
-            out = self.sink.finish(
-                summary, table, figures, seconds=outcome.seconds, games_played=outcome.games_now
-            )
-        finally:
-            for _, figure in figures:
-                plt.close(figure)
+        out = self.sink.finish(
+            summary, table, figures, seconds=outcome.seconds, games_played=outcome.games_now
+        )
         return result_type(out=out, **common)
 
 

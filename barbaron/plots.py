@@ -1,12 +1,18 @@
-"""Plots of results: each function takes a summary (or games) and returns a matplotlib figure."""
+"""Plots of results: each function takes a summary (or games) and returns a matplotlib figure.
+
+Figures are made without pyplot (no global figure manager, nothing to close, no GUI backend):
+``figure.savefig(path)`` writes the PNG.
+"""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+
+def _axes(width: float, height: float):
+    figure = Figure(figsize=(width, height))
+    return figure, figure.subplots()
 
 
 def _bars_with_intervals(ax, labels, rows, fair: float | None) -> None:
@@ -23,7 +29,7 @@ def _bars_with_intervals(ax, labels, rows, fair: float | None) -> None:
 
 def bot_win_shares(arm: dict):
     """Bar chart: each bot's win share with its interval."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _axes(7, 4)
     players = len(arm["seats"])
     _bars_with_intervals(ax, [b["bot"] for b in arm["bots"]], arm["bots"], 1 / players)
     ax.set_title(f"Win share per bot ({arm['games']:,} games)")
@@ -32,7 +38,7 @@ def bot_win_shares(arm: dict):
 
 def seat_win_shares(arm: dict):
     """Bar chart: each seat's win share with its interval."""
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _axes(6, 4)
     players = len(arm["seats"])
     _bars_with_intervals(ax, [f"seat {s['seat']}" for s in arm["seats"]], arm["seats"], 1 / players)
     p = arm["seat_balance"]["p_value"]
@@ -44,7 +50,7 @@ def seat_win_shares(arm: dict):
 
 def worth_distribution(worth_by_bot: dict[str, np.ndarray]):
     """Histograms of final worth, one per bot."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _axes(7, 4)
     top = max(np.percentile(w, 99.5) for w in worth_by_bot.values())
     bins = np.linspace(0, top, 60)
     for bot, worth in worth_by_bot.items():
@@ -58,7 +64,7 @@ def worth_distribution(worth_by_bot: dict[str, np.ndarray]):
 
 def seat_bonus_curve(points: list[dict], even: dict):
     """Seat win share against seat bonus: a line per seat, bands for the 95% intervals."""
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = _axes(7, 4.5)
     bonus = np.array([p["seat_bonus"] for p in points])
     players = len(points[0]["seats"])
     for seat in range(players):
@@ -81,7 +87,7 @@ def seat_bonus_curve(points: list[dict], even: dict):
 
 def sweep_curve(points: list[dict], param: str, bot: str):
     """Win share of the swept bot against the parameter, with its 95% band."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _axes(7, 4)
     x = np.array([p["value"] for p in points], dtype=float)
     mean = np.array([p["win_share"] for p in points])
     ax.plot(x, mean, marker="o", color="#4c72b0")
@@ -100,7 +106,7 @@ def sweep_curve(points: list[dict], param: str, bot: str):
 
 def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
     """The SPRT's log-likelihood ratio as games accumulate, with its decision bounds."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _axes(7, 4)
     ax.plot([0] + [t["games"] for t in trace], [0] + [t["llr"] for t in trace], marker=".")
     for bound, name in zip(bounds, ("accept H0", "accept H1"), strict=True):
         ax.axhline(bound, color="grey", linestyle="--", linewidth=1)

@@ -109,30 +109,39 @@ def shard_path(shards: Path, unit: int) -> Path:
     return shards / f"unit-{unit:07d}.parquet"
 
 
+def _column(values: np.ndarray) -> pa.Array:
+    """A numpy array as an Arrow array, sharing its memory. (``pa.array`` would import pandas
+    to check for pandas objects, which costs every worker a quarter of a second.)"""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
+    )
+
+
+def _labels(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """A dictionary-encoded string column: ``names[codes[i]]`` per row."""
+    encoded = [name.encode() for name in names]
+    offsets = np.cumsum([0, *map(len, encoded)], dtype=np.int32)
+    dictionary = pa.Array.from_buffers(
+        pa.string(), len(names), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    )
+    return pa.DictionaryArray.from_arrays(_column(codes), dictionary)
+
+
 def rows_table(job: Job, rows: list[ArmRows]) -> pa.Table:
     """The games.parquet rows of one unit (all arms), as an Arrow table."""
     tables = []
+    labels = [a.label for a in job.arms]
     for arm_index, (arm, arm_rows) in enumerate(zip(job.arms, rows, strict=True)):
         n = len(arm_rows.game)
         columns = {}
         if len(job.arms) > 1:
-            columns["arm"] = pa.DictionaryArray.from_arrays(
-                np.full(n, arm_index, dtype=np.int8), [a.label for a in job.arms]
+            columns["arm"] = _labels(np.full(n, arm_index, dtype=np.int8), labels)
+        for field in dataclasses.fields(ArmRows):
+            values = getattr(arm_rows, field.name)
+            columns[field.name] = (
+                _labels(values, list(arm.distinct_bots)) if field.name == "bot" else _column(values)
             )
-        columns.update(
-            {
-                "game": arm_rows.game,
-                "deal": arm_rows.deal,
-                "rotation": arm_rows.rotation,
-                "seat": arm_rows.seat,
-                "bot": pa.DictionaryArray.from_arrays(arm_rows.bot, list(arm.distinct_bots)),
-                "start_coins": arm_rows.start_coins,
-                "coins": arm_rows.coins,
-                "worth": arm_rows.worth,
-                "win_share": arm_rows.win_share,
-                "bars": arm_rows.bars,
-            }
-        )
         tables.append(pa.table(columns))
     return pa.concat_tables(tables)
 

@@ -23,8 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import matplotlib.pyplot as plt
-
     folder = Path(args.dir)
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
@@ -55,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             tmp.unlink(missing_ok=True)
             raise UsageError(f"cannot write {folder / name}: {e.strerror or e}") from None
-        finally:
-            plt.close(figure)
         print(folder / name)
     for table in tables:
         print(table)
