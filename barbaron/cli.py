@@ -111,6 +111,8 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
         return 130, str(e)
     if isinstance(e, KeyboardInterrupt):
         return 130, "interrupted"
+    if isinstance(e, MemoryError):
+        return 1, "out of memory: try a smaller --batch-size (or fewer --workers)"
     if isinstance(e, OSError):
         where = f"{e.filename}: " if e.filename else ""
         return 1, f"{where}{e.strerror or e}"

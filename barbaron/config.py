@@ -7,3 +7,4 @@ MAX_GAMES = 10**10  # games per lineup: more would take days, and the streams al
 MAX_WORKERS = 256  # worker processes at the most (and never more than units of work)
 MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most
 CHECK_GAMES = 2000  # distinct games `barbaron check` plays by default
+MAX_BATCH_SIZE = 1 << 20  # games per unit of work at the most (memory grows with it)

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from barbaron.batch import play_batch
-from barbaron.config import DEFAULT_BATCH_SIZE, MAX_GAMES, MAX_INDEX, MAX_WORKERS
+from barbaron.config import (
+    DEFAULT_BATCH_SIZE,
+    MAX_BATCH_SIZE,
+    MAX_GAMES,
+    MAX_INDEX,
+    MAX_WORKERS,
+)
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, estimate, seat_balance
@@ -82,8 +88,10 @@ class Job:
                 f"(each deal is played in every rotation): use {lower or self.rotations} or "
                 f"{lower + self.rotations}, or --no-rotate"
             )
-        if self.batch_size < 1:
-            raise ValueError(f"--batch-size must be at least 1, got {self.batch_size}")
+        if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
+            raise ValueError(
+                f"--batch-size must be from 1 to {MAX_BATCH_SIZE:,}, got {self.batch_size}"
+            )
         if not 1 <= self.workers <= MAX_WORKERS:
             raise ValueError(f"--workers must be from 1 to {MAX_WORKERS}, got {self.workers}")
         if self.backend not in ("loky", "dask"):

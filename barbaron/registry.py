@@ -374,8 +374,14 @@ def make_bot(spec: str) -> Strategy:
         )
     try:
         bot = cls(**params)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError) as e:  # a parameter value the bot refuses
         raise BotSpecError(f"bot {spec!r}: {e}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # the plugin's own constructor failed (or tried to exit)
+        raise BotSpecError(
+            f"bot {spec!r}: {cls.__name__}() raised {type(e).__name__}: {e}"
+        ) from None
     if not all(callable(getattr(bot, m, None)) for m in ("upgrade", "buy", "takeover")):
         raise BotSpecError(
             f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, "

@@ -345,6 +345,7 @@ def test_debug_shows_the_traceback(tmp_path, capsys):
         (["sweep", "--bot", "hard", "--param", "risk=nan,1"], "--param must look like"),
         (["play", "--bots", "easy", "easy", "--games", str(10**18)], "--games must be from 1 to"),
         (["play", "--bots", "easy", "easy", "--workers", "1000"], "--workers must be from 1"),
+        (["play", "--bots", "easy", "easy", "--batch-size", str(10**12)], "--batch-size must be"),
         (["play", "--bots", "hard:risk=nan", "easy"], "risk must be a finite number"),
         (["play", "--bots", "hard:risk=inf", "easy"], "risk must be a finite number"),
         (["play", "--bots", "hard:risk=1,risk=2", "easy"], "given twice"),
@@ -419,3 +420,22 @@ def test_a_plugin_that_exits_on_import_is_one_line(tmp_path, capsys):
     plugin.write_text("import sys\nsys.exit(3)\n")
     status, _, err = run(capsys, "play", "--bots", f"{plugin}:Bot", "easy", "--out", tmp_path / "e")
     assert status == 2 and one_line(err) and "SystemExit" in err
+
+
+def test_bench_refuses_sizes_that_cannot_finish(capsys):
+    status, _, err = run(capsys, "bench", "--games", str(10**12))
+    assert status == 2 and one_line(err) and "--games must be from 1 to" in err
+
+
+def test_a_plugin_whose_constructor_fails_is_one_line(tmp_path, capsys):
+    plugin = tmp_path / "broken.py"
+    plugin.write_text(
+        "from barbaron.strategy import Strategy\n"
+        "class Broken(Strategy):\n"
+        "    def __init__(self):\n"
+        "        raise RuntimeError('no config file')\n"
+    )
+    status, _, err = run(
+        capsys, "play", "--bots", f"{plugin}:Broken", "easy", "--out", tmp_path / "b"
+    )
+    assert status == 2 and one_line(err) and "Broken() raised RuntimeError: no config file" in err

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from barbaron.config import DEFAULT_BATCH_SIZE
+from barbaron.config import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 from barbaron.errors import UsageError
 
 HELP = "measure the batch engine's games per second and peak memory"
+MAX_BENCH_GAMES = 100_000_000  # games per lineup at the most (about ten minutes)
 
 LINEUPS = {
     "threshold-4p": ["threshold:buy=0,takeover=none,upgrade=0"] * 4,
@@ -43,8 +44,11 @@ def run(args: argparse.Namespace) -> int:
     from barbaron.bench import bench_lineup
     from barbaron.rules import Rules
 
-    if args.games < 1 or args.batch_size < 1:
-        raise UsageError("--games and --batch-size must be at least 1")
+    if not 1 <= args.games <= MAX_BENCH_GAMES or not 1 <= args.batch_size <= MAX_BATCH_SIZE:
+        raise UsageError(
+            f"--games must be from 1 to {MAX_BENCH_GAMES:,} and --batch-size from 1 to "
+            f"{MAX_BATCH_SIZE:,}"
+        )
     names = args.lineup or list(LINEUPS)
     unknown = [n for n in names if n not in LINEUPS]
     if unknown:
