@@ -14,6 +14,10 @@ where the choice is legal and rejects an illegal answer. A strategy never mutate
 Strategies that randomize draw from :meth:`BatchView.uniform` only, a per-game stream, so a
 game's outcome never depends on its batch or on the order strategies are asked.
 :class:`ScalarStrategy` lets a strategy be written one game at a time, on a :class:`GameView`.
+
+Importing this module does not import numba (``barbaron bots`` imports every bot, and so this
+module, only to list them): the view's compiled helpers live in ``barbaron.view_kernels`` and
+the random streams in ``barbaron.streams``, both imported where first used.
 """
 
 from __future__ import annotations
@@ -23,10 +27,9 @@ import numbers
 from dataclasses import dataclass
 from enum import IntEnum
 
-import numba as nb
 import numpy as np
 
-from barbaron import odds, streams
+from barbaron import odds
 from barbaron import rules as R
 from barbaron.rules import Rules
 
@@ -97,6 +100,8 @@ class GameView:
         """A float in [0, 1) from the seat's own stream for this decision (seeded games only)."""
         if self.seed is None or self.game is None:
             raise ValueError("this game has no random stream for strategies (not a seeded run)")
+        from barbaron import streams
+
         n = streams.bot_draw(self.slot, self.decision, draw)
         return streams.uniform(self.seed, self.game, streams.BOTS + self.seat, n)
 
@@ -134,16 +139,22 @@ class BatchView:
 
     def tabs(self, games: np.ndarray) -> np.ndarray:
         """(k, 12) the tab (R11) a visitor other than the owner pays on each bar now; 0 if free."""
-        return _tabs(self.owner, self.level, games)
+        from barbaron import view_kernels
+
+        return view_kernels.tabs(self.owner, self.level, games)
 
     def tab_gain_of_upgrade(self, games: np.ndarray) -> np.ndarray:
         """(k, 12) how much each owned bar's tab would rise with one more level (0 at the top
         level or for a free bar)."""
-        return _tab_gain_of_upgrade(self.owner, self.level, games)
+        from barbaron import view_kernels
+
+        return view_kernels.tab_gain_of_upgrade(self.owner, self.level, games)
 
     def district_holdings(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k, 4) how many bars of each district ``seat`` owns."""
-        return _district_holdings(self.owner, games, seat)
+        from barbaron import view_kernels
+
+        return view_kernels.district_holdings(self.owner, games, seat)
 
     def bar_value(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) value (R10) of ``bars[i]`` in game ``games[i]``."""
@@ -168,15 +179,21 @@ class BatchView:
     def visits_by_others(self, games: np.ndarray, seat: int | np.ndarray) -> np.ndarray:
         """(k, 12) expected visits to each bar from every seat but ``seat`` (one per game, or
         one for all), each over all the rolls it has left: what a bar of ``seat``'s would see."""
+        from barbaron import view_kernels
+
         turns = np.array(
             [min(self.turns_left(s), odds.MAX_TURNS) for s in range(self.rules.players)]
         )
         exclude = np.broadcast_to(np.asarray(seat, dtype=np.int64), games.shape)
-        return _visits_by_others(self.position, games, turns, np.ascontiguousarray(exclude))
+        return view_kernels.visits_by_others(
+            self.position, games, turns, np.ascontiguousarray(exclude)
+        )
 
     def worst_tab_next_roll(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k,) the highest tab ``seat`` could owe at the end of its next roll (0 if none)."""
-        return _worst_tab(self.owner, self.level, self.position, games, seat)
+        from barbaron import view_kernels
+
+        return view_kernels.worst_tab(self.owner, self.level, self.position, games, seat)
 
     def uniform(self, games: np.ndarray, draw: int = 0) -> np.ndarray:
         """Floats in [0, 1) for rows ``games``: draw number ``draw`` (0..15) of this decision.
@@ -184,89 +201,10 @@ class BatchView:
         They come from the seat's own per-game stream, keyed by (seed, game, seat, slot,
         decision, draw), so they are the same whatever batch the game is played in.
         """
+        from barbaron import streams, view_kernels
+
         n = streams.bot_draw(self.slot, self.decision, draw)
-        return _uniforms(self.seed, self.game[games], streams.BOTS + self.seat, n)
-
-
-@nb.njit(cache=True)
-def _held(owner, g, b):
-    """How many bars of bar b's district the owner of b holds in game g (0 if b is free)."""
-    holder = owner[g, b]
-    if holder < 0:
-        return 0
-    first = b // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
-    n = 0
-    for c in range(first, first + R.BARS_PER_DISTRICT):
-        n += owner[g, c] == holder
-    return n
-
-
-@nb.njit(cache=True)
-def _district_holdings(owner: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
-    out = np.zeros((games.size, R.N_DISTRICTS), dtype=np.int8)
-    for i in range(games.size):
-        for b in range(R.N_BARS):
-            if owner[games[i], b] == seat:
-                out[i, b // R.BARS_PER_DISTRICT] += 1
-    return out
-
-
-@nb.njit(cache=True)
-def _tabs(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
-    out = np.empty((games.size, R.N_BARS), dtype=np.int32)
-    for i in range(games.size):
-        g = games[i]
-        for b in range(R.N_BARS):
-            out[i, b] = R.TAB_TABLE[b, level[g, b], _held(owner, g, b)]
-    return out
-
-
-@nb.njit(cache=True)
-def _tab_gain_of_upgrade(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
-    out = np.zeros((games.size, R.N_BARS), dtype=np.int32)
-    for i in range(games.size):
-        g = games[i]
-        for b in range(R.N_BARS):
-            lv = level[g, b]
-            if owner[g, b] >= 0 and lv < R.MAX_LEVEL:
-                held = _held(owner, g, b)
-                out[i, b] = R.TAB_TABLE[b, lv + 1, held] - R.TAB_TABLE[b, lv, held]
-    return out
-
-
-@nb.njit(cache=True)
-def _visits_by_others(position, games, turns, exclude):
-    out = np.zeros((games.size, R.N_BARS))
-    for i in range(games.size):
-        g = games[i]
-        for seat in range(turns.size):
-            if seat != exclude[i]:
-                t, p = turns[seat], position[g, seat]
-                for b in range(R.N_BARS):
-                    out[i, b] += odds.EXPECTED_BAR_VISITS[t, p, b]
-    return out
-
-
-@nb.njit(cache=True)
-def _worst_tab(owner, level, position, games, seat):
-    out = np.zeros(games.size, dtype=np.int32)
-    for i in range(games.size):
-        g = games[i]
-        p = position[g, seat]
-        for b in range(R.N_BARS):
-            if odds.REACHABLE_BARS[p, b] and owner[g, b] >= 0 and owner[g, b] != seat:
-                tab = R.TAB_TABLE[b, level[g, b], _held(owner, g, b)]
-                if tab > out[i]:
-                    out[i] = tab
-    return out
-
-
-@nb.njit(cache=True)
-def _uniforms(seed: int, games: np.ndarray, purpose: int, n: int) -> np.ndarray:
-    out = np.empty(games.size)
-    for i in range(games.size):
-        out[i] = streams.uniform(seed, games[i], purpose, n)
-    return out
+        return view_kernels.uniforms(self.seed, self.game[games], streams.BOTS + self.seat, n)
 
 
 def describe(strategy: object) -> str:
@@ -277,9 +215,7 @@ def describe(strategy: object) -> str:
     return text if any(text.startswith(n) for n in names) else f"{cls.__name__} ({text})"
 
 
-def checked_answer(
-    strategy: object, decision: Decision, answer: object, size: int
-) -> np.ndarray:
+def checked_answer(strategy: object, decision: Decision, answer: object, size: int) -> np.ndarray:
     """A strategy's answers as an array: ``size`` integers for an upgrade, ``size`` booleans
     for a buy or takeover question; anything else is a bug in the strategy."""
     answer = np.asarray(answer)
@@ -452,8 +388,7 @@ def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int 
             return bool(answer)
         expected = "True or False"
     raise IllegalDecision(
-        f"{describe(strategy)}.{decision.method}_one answered {answer!r}; it must answer "
-        f"{expected}"
+        f"{describe(strategy)}.{decision.method}_one answered {answer!r}; it must answer {expected}"
     )
 
 

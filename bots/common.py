@@ -1,11 +1,71 @@
-"""Small vector helpers the bot families share."""
+"""Small vector helpers the bot families share, and :func:`lazy_njit`, which compiles a bot's
+numba kernels on first use (importing a bot, as ``barbaron bots`` does, must not import numba)."""
 
 from __future__ import annotations
+
+import functools
+import threading
 
 import numpy as np
 
 from barbaron import rules as R
 from barbaron.strategy import BatchView
+
+_COMPILE_LOCK = threading.RLock()
+
+
+class LazyKernel:
+    """A module-level function that becomes ``numba.njit(cache=True)(func)`` on its first call.
+
+    Made by :func:`lazy_njit`. The first call of any lazy kernel of a module imports numba and
+    puts a numba dispatcher in place of every lazy kernel among the module's globals (and, in
+    turn, among the globals of the modules those kernels come from), before anything is
+    compiled. So a kernel that calls another kernel by its global name compiles as with a plain
+    ``@nb.njit``: numba resolves the callee's global name when it compiles the caller, and finds
+    a dispatcher there. Calls from Python after that go straight to the dispatcher (the
+    module's global name now holds it); a reference taken earlier (``from m import kernel``)
+    keeps working through this object. The function object is unchanged, so numba's on-disk
+    cache (``cache=True``: keyed by source file, function name and line) works as it did.
+    """
+
+    def __init__(self, func) -> None:
+        functools.update_wrapper(self, func)
+        self.py_func = func
+        self.dispatcher = None
+
+    def __call__(self, *args):
+        dispatcher = self.dispatcher
+        if dispatcher is None:
+            with _COMPILE_LOCK:
+                _materialize(self.py_func.__globals__, set())
+            dispatcher = self.dispatcher
+        return dispatcher(*args)
+
+    def __repr__(self) -> str:
+        state = "compiled" if self.dispatcher is not None else "not compiled yet"
+        return f"<lazy numba kernel {self.__module__}.{self.__qualname__} ({state})>"
+
+
+def _materialize(namespace: dict, seen: set[int]) -> None:
+    """Replace every lazy kernel in ``namespace`` (a module's globals) by its dispatcher."""
+    if id(namespace) in seen:
+        return
+    seen.add(id(namespace))
+    import numba
+
+    for name, value in list(namespace.items()):
+        if isinstance(value, LazyKernel):
+            if value.dispatcher is None:
+                value.dispatcher = numba.njit(cache=True)(value.py_func)
+            namespace[name] = value.dispatcher
+            _materialize(value.py_func.__globals__, seen)
+
+
+def lazy_njit(func):
+    """Decorator: ``@nb.njit(cache=True)``, compiled on first use instead of importing numba
+    when the module is imported. Use it on module-level functions only; a kernel calls another
+    kernel by its global name (defined in, or imported by name into, the same module)."""
+    return LazyKernel(func)
 
 
 def upgradable(view: BatchView, games: np.ndarray, budget: np.ndarray) -> np.ndarray:

@@ -17,9 +17,8 @@ of having to pay up itself" (rules page).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
-from barbaron.bots.common import coins, pick, upgradable
+from barbaron.bots.common import coins, lazy_njit, pick, upgradable
 
 from barbaron import odds, params
 from barbaron import rules as R
@@ -51,84 +50,241 @@ class Hard(Strategy):
         worst = view.worst_tab_next_roll(games, view.seat)
         return self.reserve + self.risk * worst
 
+    def _buffer_terms(self, view: BatchView) -> tuple[float, float]:
+        """(base, risk): the decisions' kernels keep base + risk x the worst tab of the next
+        roll, as :meth:`buffer` does (risk 0 after the last roll: Birthday cards only)."""
+        if view.turns_left(view.seat) == 0:
+            return float(R.BIRTHDAY_EACH * (view.rules.players - 1)), 0.0
+        return self.reserve, self.risk
+
+    def _own_buffer(self, view: BatchView, games: np.ndarray) -> np.ndarray | None:
+        """A subclass's own :meth:`buffer` for these rows, or None if it keeps Hard's."""
+        if type(self).buffer is Hard.buffer:
+            return None
+        return self.buffer(view, games)
+
     # --- decisions ------------------------------------------------------------------------
+    # Each decision is one compiled pass over the rows (the kernels below), computing what the
+    # numpy statement in its comment does, with the same floating-point operations in the same
+    # order, so that every choice (ties too) is the same. A subclass that overrides buffer()
+    # gets the numpy statements.
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        allowed = upgradable(view, games, coins(view, games) - self.buffer(view, games))
-        gain = view.visits_by_others(games, view.seat) * view.tab_gain_of_upgrade(games)
-        return pick(allowed & (gain > 0), gain)
+        # allowed = upgradable(view, games, coins(view, games) - self.buffer(view, games))
+        # gain = view.visits_by_others(games, view.seat) * view.tab_gain_of_upgrade(games)
+        # return pick(allowed & (gain > 0), gain)
+        v, turns = view, _turns(view)
+        buffer = self._own_buffer(view, games)
+        if buffer is not None:
+            allowed = upgradable(view, games, coins(view, games) - buffer)
+            gain = view.visits_by_others(games, view.seat) * view.tab_gain_of_upgrade(games)
+            return pick(allowed & (gain > 0), gain)
+        base, risk = self._buffer_terms(view)
+        return _upgrades(v.coins, v.owner, v.level, v.position, games, v.seat, turns, base, risk)
 
     def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        left = coins(view, games) - R.PRICE_TABLE[bars]
-        return left >= self.buffer(view, games)
+        # return coins(view, games) - R.PRICE_TABLE[bars] >= self.buffer(view, games)
+        v = view
+        buffer = self._own_buffer(view, games)
+        if buffer is not None:
+            return coins(view, games) - R.PRICE_TABLE[bars] >= buffer
+        base, risk = self._buffer_terms(view)
+        return _buys(v.coins, v.owner, v.level, v.position, games, bars, v.seat, base, risk)
 
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        turns = np.array(
-            [min(view.turns_left(s), odds.MAX_TURNS) for s in range(view.rules.players)]
-        )
-        score = _takeover_scores(
-            view.owner,
-            view.level,
-            view.position,
-            games,
-            bars,
-            view.seat,
-            turns,
-            self.rival,
-        )
-        left = coins(view, games) - view.takeover_cost(games, bars)
-        return (left >= self.buffer(view, games)) & (score > self.margin)
+        # score = _takeover_scores(view.owner, ..., games, bars, view.seat, turns, self.rival)
+        # left = coins(view, games) - view.takeover_cost(games, bars)
+        # return (left >= self.buffer(view, games)) & (score > self.margin)
+        v, turns = view, _turns(view)
+        buffer = self._own_buffer(view, games)
+        if buffer is not None:
+            score = _takeover_scores(
+                v.owner, v.level, v.position, games, bars, v.seat, turns, self.rival
+            )
+            left = coins(view, games) - view.takeover_cost(games, bars)
+            return (left >= buffer) & (score > self.margin)
+        terms = (*self._buffer_terms(view), self.rival, self.margin)
+        return _takeovers(v.coins, v.owner, v.level, v.position, games, bars, v.seat, turns, *terms)
 
 
-@nb.njit(cache=True)
-def _district_income(owner, level, g, first, holder, skip_bar, add_bar, payers):
-    """Expected tabs ``holder``'s bars of a district earn from ``payers`` (3,) visits, with
-    ``skip_bar`` taken away from it and ``add_bar`` given to it (-1: none)."""
-    held = 0
-    for j in range(R.BARS_PER_DISTRICT):
-        b = first + j
-        if (owner[g, b] == holder and b != skip_bar) or b == add_bar:
-            held += 1
+def _turns(view: BatchView) -> np.ndarray:
+    """(players,) the rolls each seat has left, capped at the odds tables' horizon."""
+    return np.array([min(view.turns_left(s), odds.MAX_TURNS) for s in range(view.rules.players)])
+
+
+# --- kernels: numba, compiled on first use ------------------------------------------------------
+# The cash a decision keeps, base + risk x worst tab (see :meth:`Hard.buffer`), is at least base
+# and at most base + risk x MAX_TAB, and rounding keeps that order; so where a comparison comes
+# out the same at both ends, the worst tab of the next roll is not looked for.
+MAX_TAB = int(R.TAB_TABLE.max())  # the highest tab of any bar
+
+
+@lazy_njit
+def _worst_tab(owner, level, position, g, seat):
+    """The highest tab ``seat`` could owe at the end of its next roll in game g (0 if none):
+    ``BatchView.worst_tab_next_roll`` of one game."""
+    p = position[g, seat]
+    worst = 0
+    for first in range(0, R.N_BARS, R.BARS_PER_DISTRICT):
+        o0, o1, o2 = owner[g, first], owner[g, first + 1], owner[g, first + 2]
+        for b in range(first, first + R.BARS_PER_DISTRICT):
+            holder = owner[g, b]
+            held = (o0 == holder) + (o1 == holder) + (o2 == holder)
+            payable = odds.REACHABLE_BARS[p, b] & (holder >= 0) & (holder != seat)
+            worst = max(worst, R.TAB_TABLE[b, level[g, b], held] * payable)  # no branches
+    return worst
+
+
+@lazy_njit
+def _buffer(owner, level, position, g, seat, base, risk):
+    """Coins to keep in game g: base + risk x the worst tab of the next roll (base alone when
+    risk is 0, as base + 0.0 x tab is base)."""
+    if risk == 0:
+        return base
+    return base + risk * _worst_tab(owner, level, position, g, seat)
+
+
+@lazy_njit
+def _upgrades(coins, owner, level, position, games, seat, turns, base, risk):
+    """Per row: of the bars the seat may upgrade (below Draught Tap, the level's cost at most
+    coins - buffer), the one whose next level earns most from the others' expected visits
+    (visits_by_others x tab_gain_of_upgrade), if that is above 0; ties the lowest bar; else -1."""
+    out = np.full(games.size, -1, dtype=np.int8)
+    high = base + risk * MAX_TAB
+    candidate = np.empty(R.N_BARS, dtype=np.int64)
+    candidate_gain = np.empty(R.N_BARS)
+    for i in range(games.size):
+        g = games[i]
+        have = coins[g, seat]
+        ceiling = have - base  # the most the budget can be (the buffer is at least base)
+        n = 0
+        best = -1
+        best_gain = 0.0
+        for b in range(R.N_BARS):
+            lv = level[g, b]
+            if owner[g, b] == seat and lv < R.MAX_LEVEL and R.UPGRADE_COST_TABLE[b] <= ceiling:
+                first = b // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
+                held = (
+                    (owner[g, first] == seat)
+                    + (owner[g, first + 1] == seat)
+                    + (owner[g, first + 2] == seat)
+                )
+                rise = R.TAB_TABLE[b, lv + 1, held] - R.TAB_TABLE[b, lv, held]
+                visits = 0.0
+                for s in range(turns.size):
+                    if s != seat:
+                        visits += odds.EXPECTED_BAR_VISITS[turns[s], position[g, s], b]
+                gain = visits * rise
+                if gain > 0:
+                    candidate[n] = b
+                    candidate_gain[n] = gain
+                    n += 1
+                    if gain > best_gain:  # the first of equal gains stays
+                        best = b
+                        best_gain = gain
+        if n == 0 or R.UPGRADE_COST_TABLE[best] <= have - high:  # affordable whatever the buffer
+            out[i] = best
+            continue
+        budget = have - _buffer(owner, level, position, g, seat, base, risk)
+        best = -1
+        best_gain = 0.0
+        for k in range(n):
+            if R.UPGRADE_COST_TABLE[candidate[k]] <= budget and candidate_gain[k] > best_gain:
+                best = candidate[k]
+                best_gain = candidate_gain[k]
+        out[i] = best
+    return out
+
+
+@lazy_njit
+def _buys(coins, owner, level, position, games, bars, seat, base, risk):
+    """Per row: buy iff the coins left after the price are at least the buffer."""
+    out = np.zeros(games.size, dtype=np.bool_)
+    high = base + risk * MAX_TAB
+    for i in range(games.size):
+        g = games[i]
+        left = coins[g, seat] - R.PRICE_TABLE[bars[i]]
+        if left >= high:
+            out[i] = True
+        elif left >= base:
+            out[i] = left >= _buffer(owner, level, position, g, seat, base, risk)
+    return out
+
+
+@lazy_njit
+def _takeovers(coins, owner, level, position, games, bars, seat, turns, base, risk, rival, margin):
+    """Per row: take over iff the coins left after the cost are at least the buffer and the
+    takeover's score (:func:`_takeover_score`) is above ``margin``."""
+    out = np.zeros(games.size, dtype=np.bool_)
+    high = base + risk * MAX_TAB
+    for i in range(games.size):
+        g, bar = games[i], bars[i]
+        left = coins[g, seat] - R.TAKEOVER_TABLE[bar, level[g, bar]]
+        if (
+            left >= base
+            and _takeover_score(owner, level, position, g, bar, seat, turns, rival) > margin
+        ):
+            out[i] = left >= high or left >= _buffer(owner, level, position, g, seat, base, risk)
+    return out
+
+
+@lazy_njit
+def _district_income(first, o0, o1, o2, l0, l1, l2, holder, skip_bar, add_bar, p0, p1, p2):
+    """Expected tabs ``holder``'s bars of the district of bars first..first+2 (owners o, levels
+    l) earn from visits p, with ``skip_bar`` taken away from it and ``add_bar`` given to it
+    (-1: none)."""
+    c0 = (o0 == holder and first != skip_bar) or first == add_bar
+    c1 = (o1 == holder and first + 1 != skip_bar) or first + 1 == add_bar
+    c2 = (o2 == holder and first + 2 != skip_bar) or first + 2 == add_bar
+    held = c0 + c1 + c2
     total = 0.0
-    for j in range(R.BARS_PER_DISTRICT):
-        b = first + j
-        if (owner[g, b] == holder and b != skip_bar) or b == add_bar:
-            total += R.TAB_TABLE[b, level[g, b], held] * payers[j]
+    if c0:
+        total += R.TAB_TABLE[first, l0, held] * p0
+    if c1:
+        total += R.TAB_TABLE[first + 1, l1, held] * p1
+    if c2:
+        total += R.TAB_TABLE[first + 2, l2, held] * p2
     return total
 
 
-@nb.njit(cache=True)
-def _takeover_scores(owner, level, position, games, bars, me, turns, rival):
-    """Per game: what taking over ``bars[i]`` is worth to ``me`` against its owner, in coins:
+@lazy_njit
+def _takeover_score(owner, level, position, g, bar, me, turns, rival):
+    """What taking over ``bar`` in game g is worth to ``me`` against its owner, in coins:
     (tabs it gains + tabs it stops paying - half the value it gives away)
     + rival * (tabs the owner loses - half the value it receives)."""
-    players = turns.size
+    victim = owner[g, bar]
+    first = bar // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
+    o0, o1, o2 = owner[g, first], owner[g, first + 1], owner[g, first + 2]
+    l0, l1, l2 = level[g, first], level[g, first + 1], level[g, first + 2]
+    m0 = m1 = m2 = 0.0  # the district's expected visits by everyone but me
+    v0 = v1 = v2 = 0.0  # ... and by everyone but the victim
+    for s in range(turns.size):
+        t, p = turns[s], position[g, s]
+        e0 = odds.EXPECTED_BAR_VISITS[t, p, first]
+        e1 = odds.EXPECTED_BAR_VISITS[t, p, first + 1]
+        e2 = odds.EXPECTED_BAR_VISITS[t, p, first + 2]
+        if s != me:
+            m0 += e0
+            m1 += e1
+            m2 += e2
+        if s != victim:
+            v0 += e0
+            v1 += e1
+            v2 += e2
+    gain = _district_income(first, o0, o1, o2, l0, l1, l2, me, -1, bar, m0, m1, m2)
+    gain -= _district_income(first, o0, o1, o2, l0, l1, l2, me, -1, -1, m0, m1, m2)
+    held = (o0 == victim) + (o1 == victim) + (o2 == victim)
+    mine_visits = odds.EXPECTED_BAR_VISITS[turns[me], position[g, me], bar]
+    avoided = mine_visits * R.TAB_TABLE[bar, level[g, bar], held]
+    loss = _district_income(first, o0, o1, o2, l0, l1, l2, victim, -1, -1, v0, v1, v2)
+    loss -= _district_income(first, o0, o1, o2, l0, l1, l2, victim, bar, -1, v0, v1, v2)
+    half = R.VALUE_TABLE[bar, level[g, bar]] / 2
+    return gain + avoided - half + rival * (loss - half)
+
+
+@lazy_njit
+def _takeover_scores(owner, level, position, games, bars, me, turns, rival):
+    """Per row: :func:`_takeover_score` of ``bars[i]`` in game ``games[i]``."""
     out = np.empty(games.size)
-    to_me = np.empty(R.BARS_PER_DISTRICT)
-    to_victim = np.empty(R.BARS_PER_DISTRICT)
     for i in range(games.size):
-        g, bar = games[i], bars[i]
-        victim = owner[g, bar]
-        first = bar // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
-        for j in range(R.BARS_PER_DISTRICT):
-            to_me[j] = 0.0
-            to_victim[j] = 0.0
-            for s in range(players):
-                v = odds.EXPECTED_BAR_VISITS[turns[s], position[g, s], first + j]
-                if s != me:
-                    to_me[j] += v
-                if s != victim:
-                    to_victim[j] += v
-        gain = _district_income(owner, level, g, first, me, -1, bar, to_me) - _district_income(
-            owner, level, g, first, me, -1, -1, to_me
-        )
-        held = 0
-        for j in range(R.BARS_PER_DISTRICT):
-            held += owner[g, first + j] == victim
-        mine_visits = odds.EXPECTED_BAR_VISITS[turns[me], position[g, me], bar]
-        avoided = mine_visits * R.TAB_TABLE[bar, level[g, bar], held]
-        loss = _district_income(
-            owner, level, g, first, victim, -1, -1, to_victim
-        ) - _district_income(owner, level, g, first, victim, bar, -1, to_victim)
-        half = R.VALUE_TABLE[bar, level[g, bar]] / 2
-        out[i] = gain + avoided - half + rival * (loss - half)
+        out[i] = _takeover_score(owner, level, position, games[i], bars[i], me, turns, rival)
     return out

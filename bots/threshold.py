@@ -6,8 +6,8 @@ cushion of ``None`` means never. Simple, predictable, and a useful baseline.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+from barbaron.bots.common import lazy_njit
 
 from barbaron import params
 from barbaron import rules as R
@@ -24,26 +24,44 @@ def cushion_array(cushion: int | None, name: str = "cushion") -> np.int64:
 
 
 def upgrade_choice(view: BatchView, games: np.ndarray, cushion: np.ndarray) -> np.ndarray:
-    """Per game: the lowest-index own bar below Draught Tap whose level costs <= coins - cushion."""
-    budget = view.coins[games, view.seat].astype(np.int64) - cushion
-    return _first_upgradable(
-        view.owner, view.level, games, view.seat, np.broadcast_to(budget, games.shape)
-    )
+    """Per game: the lowest-index own bar below Draught Tap whose level costs <= coins - cushion
+    (``cushion``: one for all games, or one per row of ``games``)."""
+    if isinstance(cushion, np.ndarray):
+        if cushion.ndim:
+            return _first_upgradable_each(
+                view.coins, view.owner, view.level, games, view.seat, cushion
+            )
+        cushion = cushion[()]
+    return _first_upgradable(view.coins, view.owner, view.level, games, view.seat, cushion)
 
 
-@nb.njit(cache=True)
-def _first_upgradable(owner, level, games, seat, budget):
-    out = np.full(games.size, -1, dtype=np.int8)
+@lazy_njit
+def _first_upgradable_in(owner, level, g, seat, budget):
+    """The lowest-index bar of the seat below Draught Tap whose level costs <= budget, or -1."""
+    for b in range(R.N_BARS):
+        if owner[g, b] == seat and level[g, b] < R.MAX_LEVEL and R.UPGRADE_COST_TABLE[b] <= budget:
+            return b
+    return -1
+
+
+@lazy_njit
+def _first_upgradable(coins, owner, level, games, seat, cushion):
+    """:func:`_first_upgradable_in` per row, the budget coins - ``cushion`` (one for all)."""
+    out = np.empty(games.size, dtype=np.int8)
     for i in range(games.size):
         g = games[i]
-        for b in range(R.N_BARS):
-            if (
-                owner[g, b] == seat
-                and level[g, b] < R.MAX_LEVEL
-                and R.UPGRADE_COST_TABLE[b] <= budget[i]
-            ):
-                out[i] = b
-                break
+        out[i] = _first_upgradable_in(owner, level, g, seat, np.int64(coins[g, seat]) - cushion)
+    return out
+
+
+@lazy_njit
+def _first_upgradable_each(coins, owner, level, games, seat, cushions):
+    """The same with one cushion per row."""
+    out = np.empty(games.size, dtype=np.int8)
+    for i in range(games.size):
+        g = games[i]
+        budget = np.int64(coins[g, seat]) - cushions[i]
+        out[i] = _first_upgradable_in(owner, level, g, seat, budget)
     return out
 
 

@@ -1,10 +1,14 @@
 """The bots: legal and deterministic; the scalar adapter plays the same games as the vector form;
-the strategy helpers agree with the rules and with theory."""
+the strategy helpers agree with the rules and with theory; the compiled decisions of Hard and
+the threshold bot agree with their plain numpy statements."""
 
 import numpy as np
 import pytest
+from barbaron.bots.common import coins, pick, upgradable
 from barbaron.bots.easy import Easy
+from barbaron.bots.hard import Hard
 from barbaron.bots.normal import Normal
+from barbaron.bots.threshold import upgrade_choice
 
 from barbaron import odds
 from barbaron import rules as R
@@ -156,3 +160,125 @@ def test_turns_left_and_visits():
     assert [view.turns_left(s) for s in range(4)] == [0, 0, 1, 1]  # after seat 1's landing
     others = view.visits_by_others(np.arange(5), 1)
     assert np.allclose(others, 2 * odds.TURN[0, list(R.BAR_SPACES)])  # seats 2, 3: one roll
+
+
+# --- compiled decisions against their numpy statements -----------------------------------------
+
+
+def random_views(players: int, rng: np.random.Generator, n: int = 400):
+    """Views of ``n`` random positions (owners, levels, coins, places) at every seat, round
+    (the last two too) and decision: the states where a bot's answers can differ."""
+    rules = Rules(players=players, rounds=6)
+    for round_ in (1, 3, 5, 6):
+        for seat in range(players):
+            for decision in Decision:
+                owner = rng.integers(-1, players, (n, R.N_BARS)).astype(np.int8)
+                level = np.where(owner >= 0, rng.integers(0, 3, owner.shape), 0).astype(np.int8)
+                yield BatchView(
+                    rules=rules,
+                    seat=seat,
+                    round=round_,
+                    slot=(round_ - 1) * players + seat,
+                    decision=decision,
+                    seed=0,
+                    game=np.arange(n),
+                    coins=rng.integers(0, 1400, (n, players)).astype(np.int32),
+                    position=rng.integers(0, R.N_SPACES, (n, players)).astype(np.int8),
+                    skip=np.zeros((n, players), dtype=bool),
+                    owner=owner,
+                    level=level,
+                )
+
+
+def numpy_takeover_score(view: BatchView, g: int, bar: int, turns: np.ndarray, rival: float):
+    """Hard's takeover score of one game, in Python, its operations in the kernel's order."""
+    me, owner, level, position = view.seat, view.owner[g], view.level[g], view.position[g]
+    victim, first = owner[bar], bar // 3 * 3
+    to_me, to_victim = np.zeros(3), np.zeros(3)
+    for j in range(3):
+        for s in range(turns.size):
+            v = odds.EXPECTED_BAR_VISITS[turns[s], position[s], first + j]
+            if s != me:
+                to_me[j] += v
+            if s != victim:
+                to_victim[j] += v
+
+    def income(holder, skip_bar, add_bar, payers):
+        bars = [
+            b
+            for b in range(first, first + 3)
+            if (owner[b] == holder and b != skip_bar) or b == add_bar
+        ]
+        total = 0.0
+        for b in bars:
+            total += R.TAB_TABLE[b, level[b], len(bars)] * payers[b - first]
+        return total
+
+    gain = income(me, -1, bar, to_me) - income(me, -1, -1, to_me)
+    held = int((owner[first : first + 3] == victim).sum())
+    avoided = (
+        odds.EXPECTED_BAR_VISITS[turns[me], position[me], bar] * R.TAB_TABLE[bar, level[bar], held]
+    )
+    loss = income(victim, -1, -1, to_victim) - income(victim, bar, -1, to_victim)
+    half = R.VALUE_TABLE[bar, level[bar]] / 2
+    return gain + avoided - half + rival * (loss - half)
+
+
+def numpy_hard(bot: Hard, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+    """Hard's answer, written as numpy passes over the view's helpers (its first version)."""
+    buffer = bot.buffer(view, games)
+    if view.decision is Decision.UPGRADE:
+        allowed = upgradable(view, games, coins(view, games) - buffer)
+        gain = view.visits_by_others(games, view.seat) * view.tab_gain_of_upgrade(games)
+        return pick(allowed & (gain > 0), gain)
+    if view.decision is Decision.BUY:
+        return coins(view, games) - R.PRICE_TABLE[bars] >= buffer
+    turns = np.array([min(view.turns_left(s), odds.MAX_TURNS) for s in range(view.rules.players)])
+    score = [
+        numpy_takeover_score(view, g, b, turns, bot.rival) for g, b in zip(games, bars, strict=True)
+    ]
+    left = coins(view, games) - view.takeover_cost(games, bars)
+    return (left >= buffer) & (np.array(score) > bot.margin)
+
+
+class CautiousHard(Hard):
+    """Hard with a buffer of its own (twice Hard's): its decisions take the numpy path."""
+
+    def buffer(self, view, games):
+        return 2 * super().buffer(view, games) + 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize(
+    "spec",
+    ["hard", "shark", "hard:risk=0.4,reserve=35,rival=0,margin=25", "hard:risk=3", "cautious"],
+)
+def test_hards_compiled_decisions_are_its_numpy_formulas(spec, players):
+    bot = CautiousHard() if spec == "cautious" else make_bot(spec)
+    rng = np.random.default_rng(players)
+    for view in random_views(players, rng):
+        if view.decision is Decision.TAKEOVER:  # asked about a rival's bar only
+            games = np.flatnonzero(((view.owner >= 0) & (view.owner != view.seat)).any(axis=1))
+            mine = np.where((view.owner[games] >= 0) & (view.owner[games] != view.seat), 1.0, 0)
+            bars = (mine * rng.random(mine.shape)).argmax(axis=1).astype(np.int8)
+        else:
+            games = np.flatnonzero(rng.random(view.game.size) < 0.8)
+            bars = rng.integers(0, R.N_BARS, games.size).astype(np.int8)
+        method = getattr(bot, view.decision.method)
+        answer = (
+            method(view, games) if view.decision is Decision.UPGRADE else method(view, games, bars)
+        )
+        expected = numpy_hard(bot, view, games, bars)
+        assert answer.dtype == expected.dtype and np.array_equal(answer, expected), view.decision
+
+
+def test_the_threshold_upgrade_is_the_lowest_affordable_bar():
+    rng = np.random.default_rng(5)
+    for view in random_views(4, rng):
+        games = np.flatnonzero(rng.random(view.game.size) < 0.7)
+        cushions = rng.integers(0, 600, games.size)
+        for cushion in (np.int64(150), cushions, np.array(150)):
+            allowed = upgradable(view, games, coins(view, games) - cushion)
+            expected = np.where(allowed.any(axis=1), allowed.argmax(axis=1), -1)
+            got = upgrade_choice(view, games, cushion)
+            assert got.dtype == np.int8 and np.array_equal(got, expected)

@@ -1,0 +1,109 @@
+"""Start-up: the strategy contract and every bot import without numba (or pandas, pyarrow,
+matplotlib, joblib), so that ``barbaron bots``, which imports every bot to list it, starts fast;
+the bots' numba kernels compile on first use (``barbaron.bots.common.lazy_njit``)."""
+
+import subprocess
+import sys
+import textwrap
+
+HEAVY = ("numba", "pandas", "pyarrow", "matplotlib", "joblib")
+
+
+def run(code: str, *args: str) -> None:
+    """Run ``code`` in a fresh interpreter (nothing imported yet); fail if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_importing_the_strategy_contract_imports_no_numba():
+    run(
+        f"""
+        import sys
+        import barbaron.strategy
+        heavy = [m for m in {HEAVY!r} if m in sys.modules]
+        assert not heavy, heavy
+        assert 'barbaron.streams' not in sys.modules and 'barbaron.view_kernels' not in sys.modules
+        """
+    )
+
+
+def test_listing_the_bots_imports_every_bot_and_no_numba():
+    run(
+        f"""
+        import pkgutil, sys
+        import barbaron.bots
+        from barbaron.registry import listing
+        lines = listing()
+        assert any(line.startswith('hard ') for line in lines), lines
+        modules = [m.name for m in pkgutil.iter_modules(barbaron.bots.__path__, 'barbaron.bots.')]
+        assert 'barbaron.bots.hard' in modules and 'barbaron.bots.threshold' in modules
+        missing = [m for m in modules if m not in sys.modules]
+        assert not missing, missing  # every bot module was imported, kernels and all
+        heavy = [m for m in {HEAVY!r} if m in sys.modules]
+        assert not heavy, heavy
+        """
+    )
+
+
+def test_the_bots_kernels_compile_when_first_used():
+    run(
+        """
+        import sys
+        import numpy as np
+        from barbaron.registry import make_bot
+        from barbaron.rules import Rules
+        from barbaron.strategy import BatchView, Decision
+        import barbaron.bots.hard as hard
+        early = hard._takeover_scores  # a reference taken before the first use
+        assert 'numba' not in sys.modules
+        rules, n = Rules(), 3
+        view = BatchView(
+            rules=rules, seat=0, round=5, slot=16, decision=Decision.UPGRADE, seed=0,
+            game=np.arange(n), coins=np.full((n, 4), 900, np.int32),
+            position=np.zeros((n, 4), np.int8), skip=np.zeros((n, 4), bool),
+            owner=np.array([[0, 0, 0, 1, 1, 1, -1, -1, -1, 2, 2, 2]] * n, np.int8),
+            level=np.zeros((n, 12), np.int8),
+        )
+        games = np.arange(n)
+        choice = make_bot('hard').upgrade(view, games)
+        assert 'numba' in sys.modules
+        assert choice.dtype == np.int8 and ((choice >= 0) & (choice < 3)).all(), choice
+        assert type(hard._upgrades).__module__.startswith('numba')  # the global is compiled now
+        scores = early(view.owner, view.level, view.position, games, np.full(n, 3), 0,
+                       np.array([5, 5, 5, 5]), 1.0)
+        assert scores.shape == (n,) and np.isfinite(scores).all()
+        """
+    )
+
+
+def test_a_lazy_kernel_calls_another_and_is_cached(tmp_path):
+    (tmp_path / "lazy_kernels.py").write_text(
+        textwrap.dedent(
+            """
+            from barbaron.bots.common import lazy_njit
+
+            @lazy_njit
+            def double(x):
+                return 2 * x
+
+            @lazy_njit
+            def double_plus_one(x):
+                return double(x) + 1
+            """
+        )
+    )
+    code = """
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        from lazy_kernels import double_plus_one
+        import lazy_kernels
+        assert 'numba' not in sys.modules
+        assert double_plus_one(20) == 41
+        assert type(lazy_kernels.double).__module__.startswith('numba')
+        assert lazy_kernels.double_plus_one(1) == 3
+        """
+    run(code, str(tmp_path))
+    assert list((tmp_path / "__pycache__").glob("lazy_kernels.double_plus_one-*.nbi"))
+    run(code, str(tmp_path))  # again, from numba's cache
