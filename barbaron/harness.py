@@ -11,10 +11,12 @@ or batch size gives the same games. The CLI, tables and plots only present what 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -401,31 +403,81 @@ def _dask_backend(job: Job) -> Iterator[None]:
 
 
 def run_units(
-    job: Job, units: list[int], task: Callable[..., UnitResult] = play_unit
+    job: Job, units: Iterable[int], task: Callable[..., UnitResult] = play_unit
 ) -> Iterator[UnitResult]:
     """Run ``task(job, unit)`` (by default :func:`play_unit`) for ``units`` on the job's
-    workers and yield the results in unit order as they finish."""
-    if job.workers == 1 and job.backend == "loky":
-        strategies: dict[str, Strategy] = {}
+    workers and yield the results in unit order as they finish.
+
+    On this machine the process itself is one of the workers: it plays units while the other
+    ``workers - 1`` processes start and play theirs, so a second worker pays off at once.
+    """
+    if job.backend == "dask":
+        yield from _on_dask(job, units, task)
+        return
+    helpers = min(job.workers, job.units) - 1
+    strategies: dict[str, Strategy] = {}
+    if helpers == 0:
         for unit in units:
             yield task(job, unit, strategies)
         return
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky import get_reusable_executor
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # a worker killed while it held a lock makes loky's resource tracker warn at exit, on the
+    # terminal's stderr: the run already says in one line that a worker died
+    os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:" + _LOKY_TRACKER)
+    executor = get_reusable_executor(max_workers=helpers)
+    parent = os.getpid()
+    queue = iter(units)
+    left = True  # units remain in the queue
+    order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
+    running: dict[int, Future] = {}  # units the helpers play
+    mine: dict[int, UnitResult] = {}  # units this process played
+    try:
+        while True:
+            while left and len(running) < 2 * helpers:
+                if (unit := next(queue, None)) is None:
+                    left = False
+                else:
+                    running[unit] = executor.submit(_in_worker, task, parent, job, unit)
+                    order.append(unit)
+            while order and (order[0] in mine or running[order[0]].done()):
+                unit = order.popleft()
+                yield mine.pop(unit) if unit in mine else running.pop(unit).result()
+            if left and (unit := next(queue, None)) is not None:
+                order.append(unit)  # play it here while the helpers play theirs
+                mine[unit] = task(job, unit, strategies)
+            elif order:
+                left = False
+                wait([running[u] for u in order if u in running], return_when=FIRST_COMPLETED)
+            else:
+                return
+    except GeneratorExit:  # an early stop: no unit may still be writing when the run finishes
+        for future in running.values():
+            future.cancel()
+        wait([f for f in running.values() if not f.cancelled()], timeout=60)
+        raise
+    finally:  # a failure or an interrupt: queued units never start
+        for future in running.values():
+            future.cancel()
+
+
+_LOKY_TRACKER = "joblib.externals.loky.backend.resource_tracker"
+
+
+def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
+    """The units on a dask cluster, through joblib, in unit order."""
     import warnings
 
     from joblib import Parallel, delayed
 
     # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
     warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    backend = _dask_backend(job) if job.backend == "dask" else contextlib.nullcontext()
-    with backend:
-        parallel = Parallel(
-            n_jobs=min(job.workers, job.units) if job.backend == "loky" else -1,
-            return_as="generator",
-            backend=None if job.backend == "dask" else "loky",
-        )
-        parent = os.getpid()
-        yield from parallel(delayed(_in_worker)(task, parent, job, unit) for unit in units)
+    with _dask_backend(job):
+        parallel = Parallel(n_jobs=-1, return_as="generator")
+        yield from parallel(delayed(task)(job, unit) for unit in units)
 
 
 def _in_worker(task: Callable[..., UnitResult], parent: int, job: Job, unit: int) -> UnitResult:

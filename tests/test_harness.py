@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from barbaron.cli import main
-from barbaron.harness import Arm, Job
+from barbaron.harness import Arm, Job, run_units
 from barbaron.results import RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
@@ -535,3 +535,28 @@ def test_compare_rounds_its_maximum_to_whole_deals(tmp_path, capsys):
     )
     assert status == 0, err
     assert json.loads((tmp_path / "c" / "summary.json").read_text())["games"] == 999
+
+
+def unit_number(job, unit, strategies=None):
+    """A stand-in for playing a unit: its number, slowly for some units, in any process."""
+    import time as clock
+
+    clock.sleep(0.02 if unit % 3 == 0 else 0.0)
+    return unit
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize("units", [1, 2, 5, 37])
+def test_run_units_yields_every_unit_once_in_order(workers, units):
+    job = Job(
+        arms=(Arm("play", ("easy", "easy"), Rules(players=2)),),
+        games=2 * 10 * units,
+        seed=0,
+        batch_size=20,
+        workers=workers,
+    )
+    assert job.units == units
+    assert list(run_units(job, range(units), unit_number)) == list(range(units))
+    assert list(run_units(job, [u for u in range(units) if u % 2], unit_number)) == [
+        u for u in range(units) if u % 2
+    ]

@@ -1,5 +1,7 @@
 """Play standard lineups on one core (one process, no workers) and print games per second and
-the process's peak memory. Compilation is warmed up first and not timed."""
+the process's peak memory. Compilation is warmed up first and not timed. With --end-to-end,
+time whole commands as users run them (start-up, workers and writing included) against the
+engine's own throughput in the same session, and print each figure against its goal."""
 
 from __future__ import annotations
 
@@ -32,6 +34,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"games per batch (default {DEFAULT_BATCH_SIZE})",
     )
     parser.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="time whole commands (barbaron play with 1 and 2 workers, start-up, memory) "
+        "against the engine instead (about a minute)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="with --end-to-end: shrink every run by this factor (default 1: full size)",
+    )
+    parser.add_argument(
         "--lineup",
         action="append",
         metavar="NAME",
@@ -40,6 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.end_to_end:
+        return _end_to_end(args.scale)
     from barbaron.api import build_bots
     from barbaron.bench import bench_lineup
     from barbaron.rules import Rules
@@ -63,4 +79,17 @@ def run(args: argparse.Namespace) -> int:
             f"{name:<20} {result.games:>9} {result.seconds:>8.2f} "
             f"{result.games_per_second:>13,.0f} {result.peak_mb:>8.0f}"
         )
+    return 0
+
+
+def _end_to_end(scale: float) -> int:
+    from barbaron.bench import end_to_end
+
+    if not 0.001 <= scale <= 10:
+        raise UsageError(f"--scale must be from 0.001 to 10, got {scale}")
+    targets = end_to_end(scale)
+    print(f"\n{'figure':<55} {'value':>8} {'goal':>8}  met")
+    for t in targets:
+        goal = f"{'>=' if t.higher_is_better else '<='}{t.goal:.2f}"
+        print(f"{t.name:<55} {t.value:>8.2f} {goal:>8}  {'yes' if t.met else 'NO'}")
     return 0
