@@ -115,3 +115,101 @@ def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
     ax.set_ylabel("log-likelihood ratio")
     ax.set_title("SPRT trace")
     return fig
+
+
+def ratings_chart(summary: dict):
+    """A tournament's ratings, best at the top, with their 95% intervals."""
+    rows = [r for r in summary["ratings"] if np.isfinite(r["rating"])][::-1]
+    fig, ax = _axes(7, 0.9 + 0.45 * max(len(rows), 2))
+    y = np.arange(len(rows))
+    rating = np.array([r["rating"] for r in rows])
+    low = rating - np.array([r["rating_ci"][0] for r in rows])
+    high = np.array([r["rating_ci"][1] for r in rows]) - rating
+    ax.errorbar(rating, y, xerr=[low, high], fmt="o", color="#4c72b0", capsize=5)
+    for yi, r in zip(y, rows, strict=True):
+        ax.annotate(
+            f"{r['rating']:+.0f}",
+            (r["rating"], yi),
+            textcoords="offset points",
+            xytext=(0, 7),
+            ha="center",
+            fontsize=8,
+        )
+    ax.set_yticks(y, [r["bot"] for r in rows])
+    ax.axvline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(f"rating (Elo-like, {summary['anchor']} = 0; 95% interval)")
+    ax.set_title(
+        f"Ratings: {summary['games']:,} games, {len(summary['design']['lineups'])} lineups "
+        f"of {summary['players']}"
+    )
+    return fig
+
+
+def calibration_chart(summary: dict):
+    """Every lineup played: observed win share (95% interval) against the ratings' prediction,
+    one colour per bot."""
+    fig, ax = _axes(6, 6)
+    rows = summary["calibration"]
+    bots = list(dict.fromkeys(r["bot"] for r in rows))
+    for bot in bots:
+        mine = [r for r in rows if r["bot"] == bot]
+        predicted = np.array([r["predicted"] for r in mine])
+        observed = np.array([r["observed"] for r in mine])
+        low = observed - np.array([r["observed_ci"][0] for r in mine])
+        high = np.array([r["observed_ci"][1] for r in mine]) - observed
+        ax.errorbar(predicted, observed, yerr=[low, high], fmt="o", markersize=4, label=bot)
+    top = max(max(r["predicted"] for r in rows), max(r["observed"] for r in rows)) * 1.05
+    ax.plot([0, top], [0, top], color="grey", linestyle="--", linewidth=1)
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel("predicted win share (from the ratings)")
+    ax.set_ylabel("observed win share (95% interval)")
+    ax.set_title(
+        f"Calibration: mean absolute error {summary['calibration_mae']:.4f} "
+        f"(max {summary['calibration_max']:.4f})"
+    )
+    ax.legend(fontsize=8)
+    return fig
+
+
+def tuning_history(summary: dict):
+    """A tuning run: each trial's win share on the tuning deals, the best so far, the target
+    (if any) and the best setting's confirmation on fresh deals."""
+    fig, ax = _axes(7, 4)
+    rows = summary["trials"]
+    trial = np.array([r["trial"] for r in rows])
+    share = np.array([r["win_share"] for r in rows])
+    ax.plot(trial, share, "o", color="#4c72b0", markersize=4, label="trial (tuning deals)")
+    best, best_share = None, []
+    for r in rows:
+        if best is None or r["best_so_far"] != best["best_so_far"]:
+            best = r
+        best_share.append(best["win_share"])
+    ax.step(trial, best_share, where="post", color="#dd8452", label="best so far")
+    if summary.get("target") is not None:
+        ax.axhline(summary["target"], color="grey", linestyle="--", linewidth=1, label="target")
+    confirmed = summary["confirmation"]["best"]
+    low, high = confirmed["win_share_ci"]
+    ax.errorbar(
+        [trial[-1] + 1.5],
+        [confirmed["win_share"]],
+        yerr=[[confirmed["win_share"] - low], [high - confirmed["win_share"]]],
+        fmt="s",
+        color="#55a868",
+        capsize=5,
+        label="best, fresh deals",
+    )
+    if "base" in summary["confirmation"]:
+        ax.axhline(
+            summary["confirmation"]["base"]["win_share"],
+            color="#c44e52",
+            linestyle=":",
+            linewidth=1,
+            label="as given, fresh deals",
+        )
+    ax.set_xlabel("trial")
+    ax.set_ylabel("win share")
+    ax.set_title(f"Tuning {summary['bot']} against {', '.join(summary['field'])}")
+    ax.legend(fontsize=8)
+    return fig

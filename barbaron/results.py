@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from barbaron import __version__
+from barbaron.config import STUDY_FILE
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 
 
@@ -174,7 +175,15 @@ def play_and_write(
 
 
 MANIFEST_KEYS = ("status", "command", "job", "barbaron")  # what makes a manifest barbaron's
-OWN_NAMES = {"manifest.json", GAMES, "summary.json", "summary.csv", TALLIES}
+OWN_NAMES = {
+    "manifest.json",
+    GAMES,
+    "summary.json",
+    "summary.csv",
+    TALLIES,
+    STUDY_FILE,
+    STUDY_FILE + "-journal",
+}
 OWN_FOLDERS = {GAMES, TALLIES}  # games.parquet was a single file before barbaron 0.2
 NAME_MAX = 255  # the longest file name most file systems take
 _SHARD = re.compile(r"unit-(\d{7})(\.parquet|\.npz|\.tmp|\.tmp\.npz)")
@@ -535,7 +544,9 @@ class RunFolder:
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "seconds": round(seconds, 3),
                 "games_per_second": round(games_played / max(seconds, 1e-9)),
-                "files": sorted(OWN_NAMES - {TALLIES} | {name for name, _ in plots}),
+                "files": sorted(
+                    {"manifest.json"} | {e.name for e in self.partial.iterdir()} - {TALLIES}
+                ),
             }
         )
         write_json(self.partial / "manifest.json", self.manifest)

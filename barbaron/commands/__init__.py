@@ -7,4 +7,16 @@ if it writes a results folder, ``figures(summary, parquet_files)``; optionally `
 Modules import heavy libraries inside their functions, so that start-up stays fast.
 """
 
-COMMANDS = ("play", "compare", "seats", "sweep", "report", "replay", "bots", "bench", "check")
+COMMANDS = (
+    "play",
+    "compare",
+    "seats",
+    "sweep",
+    "tournament",
+    "tune",
+    "report",
+    "replay",
+    "bots",
+    "bench",
+    "check",
+)

@@ -1,0 +1,125 @@
+"""Rate every bot of a pool on one Elo-like scale. Lineups of --players different bots (every
+combination when there are at most 70, else a balanced design in which every pair meets
+equally often; with --gauntlet only lineups holding that bot) play the same deals in every
+rotation, the games split equally. The ratings follow Luce's choice rule: at a table T, bot i
+wins with probability 10^(r_i/400) / sum over j in T of 10^(r_j/400), shared wins counting as
+fractions (R19); fit by maximum likelihood, --anchor at 0, with 95% intervals from the sandwich
+covariance clustered by deal. Prints the ratings, the head-to-head matrix and the calibration
+of every lineup played (predicted against observed win share); writes ratings.png and
+calibration.png."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from barbaron.commands._shared import add_rules_options, add_run_options, print_done, run_options
+
+HELP = "rate every bot of a pool on one Elo-like scale, with intervals"
+EPILOG = """examples:
+  barbaron tournament --bots easy normal hard shark greedy autopilot --games 1200000 --out runs/t
+  barbaron tournament --bots easy normal hard --players 3 --anchor normal --out runs/t3
+  barbaron tournament --bots easy normal hard shark --gauntlet my_bot.py:Mine --out runs/g"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bots", nargs="+", required=True, metavar="BOT", help="the pool: 2 or more bot specs"
+    )
+    parser.add_argument(
+        "--players", type=int, default=4, help="bots per lineup, 2 to 4 (default 4)"
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=1_200_000,
+        help="games in all, split equally among the lineups (default 1,200,000)",
+    )
+    parser.add_argument("--gauntlet", metavar="BOT", help="play only the lineups with this bot")
+    parser.add_argument("--anchor", metavar="BOT", help="the bot rated 0 (default: the first)")
+    add_run_options(parser, games=None, batch=4096)
+    add_rules_options(parser)
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def tables(summary: dict) -> str:
+    """The ratings table, the head-to-head matrix and the calibration table."""
+    ratings = summary["ratings"]
+    width = max(12, *(len(r["bot"]) for r in ratings))
+    lines = [f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}"]
+    for r in ratings:
+        low, high = r["rating_ci"]
+        if r["bot"] == summary["anchor"]:
+            ci = "(anchor)"
+        else:
+            ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(r["rating_se"]) else "-"
+        lines.append(
+            f"{r['bot']:<{width}} {_signed(r['rating']):>8} {ci:>18} {r['games']:>12,} "
+            f"{r['win_share']:>9.4f}"
+        )
+    lines.append(f"model: {summary['model']}")
+    lines.append(f"intervals: {summary['interval']}")
+    h2h = summary["head_to_head"]
+    bots = h2h["bots"]
+    cell = max(8, *(len(b) for b in bots))
+    lines += [
+        "",
+        "head to head: how often the row bot finished above the column bot (by worth; an "
+        "equal worth counts half), in the games where both sat",
+        " " * width + "".join(f" {b:>{cell}}" for b in bots),
+    ]
+    for bot, row in zip(bots, h2h["above"], strict=True):
+        text = "".join(f" {'-' if v is None else f'{v:.4f}':>{cell}}" for v in row)
+        lines.append(f"{bot:<{width}}{text}")
+    lines += [
+        "",
+        "calibration: every lineup played, each bot's observed win share (and the ratings' "
+        "prediction)",
+    ]
+    by_lineup: dict[str, list[dict]] = {}
+    for c in summary["calibration"]:
+        by_lineup.setdefault(c["lineup"], []).append(c)
+    label = max(len(k) for k in by_lineup)
+    for lineup, rows in by_lineup.items():
+        text = "  ".join(f"{c['observed']:.4f} ({c['predicted']:.4f})" for c in rows)
+        lines.append(f"{lineup:<{label}}  {text}")
+    lines.append(
+        f"mean absolute error {summary['calibration_mae']:.4f}, largest "
+        f"{summary['calibration_max']:.4f}, over {len(summary['calibration'])} win shares"
+    )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from barbaron import api
+
+    result = api.tournament(
+        args.bots,
+        players=args.players,
+        games=args.games,
+        gauntlet=args.gauntlet,
+        anchor=args.anchor,
+        **run_options(args),
+    )
+    summary = result.summary
+    print(
+        f"{len(summary['design']['lineups'])} lineups ({summary['design']['kind']}), "
+        f"{summary['games_per_lineup']:,} games each"
+    )
+    print(tables(summary))
+    print_done(result)
+    return 0
+
+
+def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
+    """The ratings with their intervals, and the calibration of every lineup played."""
+    from barbaron import plots
+
+    return [
+        ("ratings.png", plots.ratings_chart(summary)),
+        ("calibration.png", plots.calibration_chart(summary)),
+    ]

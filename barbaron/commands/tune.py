@@ -1,0 +1,138 @@
+"""Tune a bot's parameters against a fixed field with an optuna study: maximise its win share,
+or with --target bring it as close as possible to that share (difficulty calibration). Every
+trial plays the same deals (common random numbers) in every rotation; integer parameters stay
+integers. The best setting is then confirmed on fresh deals (another seed), paired with the
+bot as given (or against the target): the tuning share is biased upward by selection, the
+confirmed share is not. Writes the trials table (summary.csv), history.png and the study
+(study.db, optuna's SQLite storage: --resume continues it)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from barbaron.commands._shared import (
+    add_field_options,
+    add_rules_options,
+    add_run_options,
+    interval,
+    print_done,
+    run_options,
+)
+
+HELP = "tune a bot's parameters (optuna): strongest, or a target win share"
+EPILOG = """examples:
+  barbaron tune --bot hard --param risk=0:2 --param reserve=0:200 --param margin=-300:100 \\
+      --field greedy --out runs/tune-hard
+  barbaron tune --bot normal --param cushion=0:1500 --field easy --target 0.35 --out runs/n35"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bot", required=True, help="the bot to tune (a spec)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        required=True,
+        metavar="NAME=LOW:HIGH",
+        help="a parameter and its range, both ends included (repeat for several)",
+    )
+    add_field_options(parser, "the bot with its default parameters")
+    parser.add_argument(
+        "--target",
+        type=float,
+        help="a win share between 0 and 1 to come close to (default: the highest)",
+    )
+    parser.add_argument("--trials", type=int, default=50, help="trials (default 50)")
+    parser.add_argument(
+        "--games-per-trial",
+        type=int,
+        default=40_000,
+        help="games per trial, rotations included (default 40,000)",
+    )
+    parser.add_argument(
+        "--confirm-games",
+        type=int,
+        help="games of the confirmation on fresh deals (default: --games-per-trial)",
+    )
+    parser.add_argument(
+        "--confirm-seed", type=int, help="seed of the fresh deals (default: --seed + 1)"
+    )
+    parser.add_argument(
+        "--sampler",
+        choices=("tpe", "random"),
+        default="tpe",
+        help="optuna's sampler: tpe (default) or random (a baseline)",
+    )
+    add_run_options(parser, games=None)
+    add_rules_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from barbaron import api
+
+    result = api.tune(
+        args.bot,
+        args.param,
+        field=args.field,
+        players=args.players,
+        target=args.target,
+        trials=args.trials,
+        games_per_trial=args.games_per_trial,
+        confirm_games=args.confirm_games,
+        confirm_seed=args.confirm_seed,
+        sampler=args.sampler,
+        **run_options(args),
+    )
+    s = result.summary
+    names = [p["name"] for p in s["params"]]
+    width = max(10, *(len(n) for n in names))
+    print(
+        f"{'trial':>5} "
+        + " ".join(f"{n:>{width}}" for n in names)
+        + f" {'win share':>9} {'95% interval':>18}"
+    )
+    for r in s["trials"]:
+        values = " ".join(f"{r['values'][n]:>{width}}" for n in names)
+        print(f"{r['trial']:>5} {values} {r['win_share']:>9.4f} {interval(r['win_share_ci']):>18}")
+    c = s["confirmation"]
+    goal = "highest win share" if s["target"] is None else f"win share closest to {s['target']}"
+    print(f"\nbest ({goal}): trial {s['best']['trial']} of {len(s['trials'])}")
+    print(f"best: {s['best_spec']}")
+    edges = s["best"]["at_bounds"]
+    if edges:
+        print(
+            "note: the best lies at the edge of its range ("
+            + ", ".join(f"{n}={s['best']['values'][n]}" for n in edges)
+            + "): the optimum may lie beyond it; widen the range"
+        )
+    bias = "biased upward" if s["target"] is None else "closer to the target than it is"
+    print(
+        f"tuning share {s['tuning_share']:.4f} on the tuning deals (seed {s['seed']}; {bias}: "
+        f"the best of {len(s['trials'])} trials on the same deals)"
+    )
+    print(
+        f"confirmed share {s['confirmed_share']:.4f}, 95% interval {interval(s['confirmed_ci'])} "
+        f"on fresh deals (seed {c['seed']}, {c['games']:,} games) against "
+        f"{', '.join(s['field'])}"
+    )
+    diff = c["difference"]
+    if "base" in c:
+        print(
+            f"as given, {c['base']['bot']}: {c['base']['win_share']:.4f} on the same deals; "
+            f"difference {diff['win_share']:+.4f}, 95% interval {interval(diff['win_share_ci'])} "
+            f"(paired over {diff['deals']:,} deals)"
+        )
+    else:
+        print(
+            f"confirmed - target: {diff['win_share']:+.4f}, 95% interval "
+            f"{interval(diff['win_share_ci'])}"
+        )
+    print_done(result)
+    return 0
+
+
+def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
+    """The trials' win shares, the best so far and the confirmation."""
+    from barbaron import plots
+
+    return [("history.png", plots.tuning_history(summary))]

@@ -1,0 +1,653 @@
+"""Tuning a bot's parameters automatically: ``barbaron tune``.
+
+The bot plays against a fixed field; an optuna study (its TPE sampler, multivariate) proposes
+parameter values, one trial after another, to maximise the bot's win share, or with a target
+to bring it as close as possible to that share (difficulty calibration). Integer parameters
+(those whose default is a whole number) stay integers; others are rounded to four significant
+digits of their range, so that the spec a trial reports is exactly the bot it played.
+
+- **Common random numbers.** Every trial plays the same deals (the run's seed), each in every
+  rotation: trials differ by their parameters, not by their luck. A trial's win share comes
+  from the exact tallies, so it is the same for any number of workers or batch size.
+- **Reproducible and resumable.** The sampler of trial k is seeded from (seed, k), so the
+  study depends only on the seed and the trials before it; an interrupted study continues
+  with ``resume`` exactly as if it had never stopped. In a results folder the study lives in
+  optuna's SQLite storage, ``study.db``, which optuna's own tools open
+  (``optuna-dashboard sqlite:///OUT/study.db``, ``optuna.load_study(study_name="barbaron-tune",
+  storage=...)``). The first trial plays the bot as given, when its values lie in the ranges.
+- **Confirmation.** The best trial's score is biased upward: it is the best of many on the
+  same deals. The best setting therefore plays again on fresh deals (another seed), paired
+  with the bot as given on those same deals (or against the target), and that is the result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Unpack
+
+import numpy as np
+
+from barbaron.config import STUDY_FILE
+from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.runs import Execution, RunOptions, RunResult, frame
+
+if TYPE_CHECKING:
+    import optuna
+    import pandas as pd
+
+    from barbaron.harness import Job, Totals, UnitResult
+
+STUDY = STUDY_FILE  # optuna's SQLite storage in the results folder
+STUDY_NAME = "barbaron-tune"
+MAX_TRIALS = 10_000
+MAX_PARAMS = 20
+SAMPLERS = ("tpe", "random")
+SAMPLER_NAMES = {
+    "tpe": "optuna TPESampler (multivariate), seeded per trial from the seed",
+    "random": "optuna RandomSampler, seeded per trial from the seed",
+}
+STARTUP_TRIALS = 10  # TPE's random trials before it models (fewer for short studies)
+
+
+# --- the search space --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    """One tuned parameter and its range (both ends included)."""
+
+    name: str
+    low: float
+    high: float
+    integer: bool
+
+    @property
+    def decimals(self) -> int:
+        """Decimals a float value keeps: four significant digits of the range."""
+        return max(0, 3 - math.floor(math.log10(self.high - self.low)))
+
+    def suggest(self, trial: optuna.Trial) -> int | float:
+        """The trial's value of this parameter (an int, or a float rounded to the grid)."""
+        if self.integer:
+            return trial.suggest_int(self.name, int(self.low), int(self.high))
+        value = trial.suggest_float(self.name, self.low, self.high)
+        return min(max(round(value, self.decimals), self.low), self.high)
+
+    def record(self) -> dict:
+        return {"name": self.name, "low": self.low, "high": self.high, "integer": self.integer}
+
+
+def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]) -> list[Param]:
+    """The search space from ``NAME=LOW:HIGH`` texts (or a mapping NAME -> (LOW, HIGH)),
+    checked against the bot's constructor: known names, each once, LOW below HIGH, finite
+    numbers, whole numbers for integer parameters, and a bot that builds at both ends."""
+    import inspect
+
+    from barbaron.registry import with_param
+    from barbaron.runs import build_bots
+    from barbaron.strategy import constructor_parameters
+
+    if isinstance(params, str):
+        params = [params]
+    if isinstance(params, Mapping):
+        items = [(str(k), v, f"{k}={v}") for k, v in params.items()]
+    else:
+        items = []
+        for text in params:
+            name, eq, bounds = str(text).partition("=")
+            if not eq or not name.strip():
+                raise UsageError(
+                    f"--param must look like NAME=LOW:HIGH (e.g. risk=0:2), got {text!r}"
+                )
+            items.append((name.strip(), bounds, text))
+    if not 1 <= len(items) <= MAX_PARAMS:
+        raise UsageError(f"give 1 to {MAX_PARAMS} --param NAME=LOW:HIGH, got {len(items)}")
+    (built,) = build_bots([bot])
+    defaults = {p.name: p.default for p in constructor_parameters(type(built))}
+    space, names = [], set()
+    for name, bounds, text in items:
+        if name not in defaults:
+            valid = ", ".join(defaults) or "none"
+            raise UsageError(f"--param {text!r}: {bot} has no parameter {name!r} (valid: {valid})")
+        if name in names:
+            raise UsageError(f"--param {name} given twice")
+        names.add(name)
+        if isinstance(bounds, str):
+            parts = bounds.split(":")
+        else:
+            parts = list(bounds) if isinstance(bounds, Sequence) else [bounds]
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            low, high = (float(x) for x in parts)
+            if not (math.isfinite(low) and math.isfinite(high)):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise UsageError(
+                f"--param {text!r}: LOW:HIGH must be two finite numbers (e.g. {name}=0:2)"
+            ) from None
+        if not low < high:
+            raise UsageError(
+                f"--param {text!r}: the range is {'empty' if low == high else 'reversed'}; "
+                "LOW must be below HIGH"
+            )
+        default = defaults[name]
+        if isinstance(default, bool):
+            raise UsageError(f"--param {text!r}: {name} is not a number (default {default})")
+        whole_text = all("." not in str(x) and "e" not in str(x).lower() for x in parts)
+        if default is None or default is inspect.Parameter.empty:
+            integer = whole_text and low.is_integer() and high.is_integer()
+        else:
+            integer = isinstance(default, int)
+        if integer and not (low.is_integer() and high.is_integer()):
+            raise UsageError(f"--param {text!r}: {name} takes whole numbers; give whole bounds")
+        if integer:
+            low, high = int(low), int(high)
+        space.append(Param(name, low, high, integer))
+    for end in ("low", "high"):  # a value the bot refuses fails now, not in trial 37
+        spec = bot
+        for p in space:
+            spec = with_param(spec, p.name, getattr(p, end))
+        build_bots([spec])
+    return space
+
+
+def spec_of(bot: str, values: Mapping[str, object]) -> str:
+    """``bot`` with the given parameter values: a ready bot spec."""
+    from barbaron.registry import with_param
+
+    for name, value in values.items():
+        bot = with_param(bot, name, value)
+    return bot
+
+
+# --- the study ---------------------------------------------------------------------------------
+def sampler_for(kind: str, seed: int, trial: int, trials: int) -> optuna.samplers.BaseSampler:
+    """The sampler that proposes trial number ``trial``: seeded from (seed, trial), so that a
+    study depends only on its seed and its finished trials (and resumes exactly)."""
+    import warnings
+
+    import optuna
+
+    state = int(np.random.SeedSequence([seed % 2**63, trial]).generate_state(1)[0])
+    if kind == "random":
+        return optuna.samplers.RandomSampler(seed=state)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.samplers.TPESampler(
+            seed=state,
+            multivariate=True,
+            n_startup_trials=min(STARTUP_TRIALS, max(2, trials // 5)),
+        )
+
+
+def run_study(
+    study: optuna.Study,
+    space: list[Param],
+    objective: Callable[[dict], tuple[float, dict]],
+    trials: int,
+    *,
+    seed: int,
+    sampler: str = "tpe",
+    first: Mapping[str, object] | None = None,
+    on_trial: Callable[[int, dict, float, dict], None] | None = None,
+) -> int:
+    """Ask and tell until ``study`` has ``trials`` complete trials; returns how many ran now.
+
+    ``objective(values) -> (value, user attributes)``. ``first``: the values of trial 0, if
+    any (the bot as given). A trial an interruption left running is marked failed and played
+    again; failed trials are not part of the study's model."""
+    import optuna
+    from optuna.trial import TrialState
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        study.tell(stale.number, state=TrialState.FAIL)
+    done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    ran = 0
+    while done < trials:
+        study.sampler = sampler_for(sampler, seed, done, trials)
+        if done == 0 and first is not None:
+            if not study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+                study.enqueue_trial(dict(first))
+        trial = study.ask()
+        values = {p.name: p.suggest(trial) for p in space}
+        value, attrs = objective(values)
+        for key, attr in attrs.items():
+            trial.set_user_attr(key, attr)
+        study.tell(trial, value)
+        ran += 1
+        if on_trial is not None:
+            on_trial(done, values, value, attrs)
+        done += 1
+    return ran
+
+
+def complete_trials(study: optuna.Study) -> list:
+    """The study's complete trials, in order."""
+    from optuna.trial import TrialState
+
+    return sorted(
+        study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)), key=lambda t: t.number
+    )
+
+
+# --- playing -----------------------------------------------------------------------------------
+def _play_tallies(job: Job, unit: int, strategies: dict | None = None) -> UnitResult:
+    """Play a unit and send back only its tallies (a trial keeps no games)."""
+    from barbaron.harness import play_unit
+
+    result = play_unit(job, unit, strategies)
+    result.rows = []
+    return result
+
+
+class _Tallies:
+    """Where a trial's or a confirmation's units go: nowhere but the totals."""
+
+    def done_units(self) -> list[int]:
+        return []
+
+    def add(self, result: UnitResult) -> None:
+        pass
+
+    def unit_task(self) -> Callable[..., UnitResult]:
+        return _play_tallies
+
+
+def _play(job: Job, quiet: bool, on_unit=None) -> list[Totals]:
+    from barbaron.run import execute
+
+    return execute(job, _Tallies(), quiet=quiet, on_unit=on_unit).totals
+
+
+class _Paired:
+    """Per-deal sums of arm 0's win share minus arm 1's at the first lineup position."""
+
+    def __init__(self) -> None:
+        self.total, self.squares, self.deals = 0, 0, 0
+
+    def __call__(self, result: UnitResult, totals: list[Totals]) -> bool:
+        v = result.tallies[0].position_share[:, 0] - result.tallies[1].position_share[:, 0]
+        v = v.astype(object)
+        self.total += int(v.sum())
+        self.squares += int((v * v).sum())
+        self.deals += len(v)
+        return False
+
+
+# --- the results folder ----------------------------------------------------------------------
+class _Study:
+    """A tuning run's study and where it lives: optuna's SQLite storage in the results folder
+    (``OUT.partial/study.db`` while it runs), or memory. Used as a context manager: Ctrl-C or a
+    fault keeps the finished trials for ``resume`` (or leaves nothing if none finished) and
+    lets go of the folder's lock."""
+
+    def __init__(self, execution: Execution, job: Job, settings: dict, direction: str) -> None:
+        import optuna
+
+        from barbaron.results import ResultsError, RunFolder, write_json
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)  # no line per study and trial
+        self.execution, self.folder, self.storage = execution, None, None
+        if execution.out is None:
+            self.study = optuna.create_study(
+                study_name=STUDY_NAME,
+                direction=direction,
+                storage=optuna.storages.InMemoryStorage(),
+            )
+            return
+        try:
+            folder = RunFolder(
+                execution.out, job, "tune", force=execution.force, resume=execution.resume
+            )
+        except ResultsError as e:
+            raise UsageError(str(e)) from None
+        self.folder = folder
+        try:
+            if execution.resume:
+                then = folder.manifest.get("tune")
+                if then != settings:
+                    what = next(
+                        (
+                            k
+                            for k in settings
+                            if not isinstance(then, dict) or then.get(k) != settings[k]
+                        ),
+                        "settings",
+                    )
+                    raise UsageError(
+                        f"cannot resume {folder.partial}: it was started with another {what} "
+                        "(see its manifest.json); repeat its command exactly or use --force"
+                    )
+            else:
+                folder.manifest["tune"] = settings
+                write_json(folder.partial / "manifest.json", folder.manifest)
+            self.storage = optuna.storages.RDBStorage(f"sqlite:///{folder.partial / STUDY}")
+            self.study = optuna.create_study(
+                study_name=STUDY_NAME,
+                direction=direction,
+                storage=self.storage,
+                load_if_exists=True,
+            )
+            self.study.set_user_attr("barbaron", settings)
+        except BaseException:
+            self._close()
+            raise
+
+    def __enter__(self) -> _Study:
+        return self
+
+    def _close(self) -> None:
+        if self.storage is not None:
+            self.storage.engine.dispose()
+        if self.folder is not None:
+            self.folder.close()
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if error is None:
+            return
+        finished = len(complete_trials(self.study)) if self.study is not None else 0
+        self._close()
+        if self.folder is None:
+            if isinstance(error, KeyboardInterrupt):
+                raise RunInterrupted("interrupted (the study was in memory: nothing was kept)")
+            return
+        partial = self.folder.partial
+        if not finished and not self.execution.resume:
+            shutil.rmtree(partial, ignore_errors=True)  # nothing finished: leave nothing behind
+        kept = partial.exists()
+        resume = (
+            f"{finished} finished trial{'s' if finished != 1 else ''} kept in {partial} (its "
+            "manifest says partial); run the same command with --resume to continue"
+        )
+        if isinstance(error, KeyboardInterrupt):
+            if not kept:
+                raise RunInterrupted("interrupted before any trial finished; nothing was written")
+            raise RunInterrupted(f"interrupted: {resume}") from None
+        from barbaron.results import ResultsError
+        from barbaron.runs import os_message
+
+        if isinstance(error, RunFailed | ResultsError | OSError):
+            where = f"; {resume}" if kept else "; nothing was kept"
+            raise RunFailed(f"{os_message(error)}{where}") from None
+
+    def finish(self, summary: dict, table: list[dict], seconds: float, games: int) -> Path | None:
+        """Write the results folder (summary, trials table, history plot, the study)."""
+        if self.folder is None:
+            return None
+        from barbaron.commands.tune import figures
+
+        self.storage.engine.dispose()
+        plots = figures(summary, [])
+        out = self.folder.finish(summary, table, plots, seconds=seconds, games_played=games)
+        self.storage = None
+        return out
+
+
+# --- the result ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TuneResult(RunResult):
+    """The result of :func:`tune`: the trials, the best setting as a spec, and its
+    confirmation on fresh deals."""
+
+    @property
+    def trials(self) -> pd.DataFrame:
+        """One row per trial: its values, spec, win share and objective."""
+        return frame([{"trial": r["trial"], **r["values"]} | r for r in self.summary["trials"]])
+
+    @property
+    def best_spec(self) -> str:
+        """The best setting, as a ready bot spec."""
+        return self.summary["best_spec"]
+
+    @property
+    def confirmation(self) -> dict:
+        """The best setting on fresh deals: its win share and interval, and the paired
+        difference against the bot as given (or against the target)."""
+        return self.summary["confirmation"]
+
+    def games(self) -> pd.DataFrame:
+        raise ValueError("a tuning run keeps no games (its trials keep only their tallies)")
+
+
+# --- the function --------------------------------------------------------------------------------
+def tune(
+    bot: str,
+    params: Sequence[str] | Mapping[str, Sequence[float]],
+    *,
+    field: str | Sequence[str] | None = None,
+    players: int = 4,
+    target: float | None = None,
+    trials: int = 50,
+    games_per_trial: int = 40_000,
+    confirm_games: int | None = None,
+    confirm_seed: int | None = None,
+    sampler: str = "tpe",
+    **options: Unpack[RunOptions],
+) -> TuneResult:
+    """Tune ``params`` of ``bot`` (``["risk=0:2", "reserve=0:200"]``, or a mapping
+    ``{"risk": (0, 2)}``) against ``field`` (default: the bot with its default parameters):
+    maximise its win share, or with ``target`` bring it as close as possible to that share.
+    ``trials`` trials of ``games_per_trial`` games each, all on the same deals; the best is
+    then confirmed with ``confirm_games`` games (default: ``games_per_trial``) on fresh deals
+    (``confirm_seed``, default: the seed + 1)."""
+    import time
+
+    from barbaron.config import MAX_INDEX
+    from barbaron.harness import Arm
+    from barbaron.registry import split_spec
+    from barbaron.runs import build_bots, execution_of, field_of
+
+    execution = execution_of(options)
+    if sampler not in SAMPLERS:
+        raise UsageError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+        raise UsageError(f"--trials must be from 1 to {MAX_TRIALS:,}, got {trials}")
+    if target is not None:
+        if isinstance(target, bool) or not isinstance(target, int | float):
+            raise UsageError(f"--target must be a win share between 0 and 1, got {target!r}")
+        if not 0 < target < 1:  # NaN fails too
+            raise UsageError(f"--target must be a win share between 0 and 1, got {target}")
+        target = float(target)
+    field = field_of(field if field is not None else split_spec(bot)[0], players)
+    build_bots([bot, *field])
+    space = parse_params(bot, params)
+    rules = execution.rules(len(field) + 1)
+    rotations = len(field) + 1 if execution.rotate else 1
+    confirm_games = games_per_trial if confirm_games is None else confirm_games
+    for option, count in (
+        ("--games-per-trial", games_per_trial),
+        ("--confirm-games", confirm_games),
+    ):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1 or count % rotations:
+            raise UsageError(
+                f"{option} must be a positive multiple of the {rotations} rotations (each deal "
+                f"is played in every rotation), got {count}"
+            )
+    confirm_seed = (execution.seed + 1) % MAX_INDEX if confirm_seed is None else confirm_seed
+    if isinstance(confirm_seed, bool) or not isinstance(confirm_seed, int):
+        raise UsageError(f"--confirm-seed must be a whole number, got {confirm_seed!r}")
+    if not 0 <= confirm_seed < MAX_INDEX:
+        raise UsageError(f"--confirm-seed must be from 0 to 2**63 - 1, got {confirm_seed}")
+    template = execution.job([Arm("trial", (bot, *field), rules)], games_per_trial)
+    confirm = execution.job([Arm("best", (bot, *field), rules)], confirm_games)  # checks it
+    settings = {
+        "bot": bot,
+        "field": list(field),
+        "params": [p.record() for p in space],
+        "target": target,
+        "trials": trials,
+        "games_per_trial": games_per_trial,
+        "sampler": sampler,
+        "confirm_games": confirm_games,
+        "confirm_seed": confirm_seed,
+    }
+    given = getattr(build_bots([bot])[0], "params", {})
+    first = {p.name: given.get(p.name) for p in space}
+    if not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and p.low <= v <= p.high
+        for p, v in zip(space, first.values(), strict=True)
+    ):
+        first = None  # the bot as given lies outside the ranges: no trial of it
+    direction = "maximize" if target is None else "minimize"
+    quiet = not execution.progress
+    started = time.perf_counter()
+
+    def objective(values: dict) -> tuple[float, dict]:
+        spec = spec_of(bot, values)
+        job = execution.job([Arm("trial", (spec, *field), rules)], games_per_trial)
+        est = _play(job, quiet=True)[0].position_estimate(0)
+        value = est.mean if target is None else abs(est.mean - target)
+        attrs = {"values": values, "spec": spec, "win_share": est.mean}
+        return value, attrs | {"win_share_ci": list(est.ci)}
+
+    with _Study(execution, template, settings, direction) as run:
+        bar = None
+        if not quiet:
+            from tqdm import tqdm
+
+            bar = tqdm(
+                total=trials, initial=len(complete_trials(run.study)), desc="trials", unit=" trial"
+            )
+
+        def on_trial(k: int, values: dict, value: float, attrs: dict) -> None:
+            if bar is not None:
+                bar.update(1)
+                bar.write(f"  trial {k:>4}: {attrs['spec']}: win share {attrs['win_share']:.4f}")
+
+        try:
+            ran = run_study(
+                run.study,
+                space,
+                objective,
+                trials,
+                seed=execution.seed,
+                sampler=sampler,
+                first=first,
+                on_trial=on_trial,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+        rows = _trial_rows(run.study, space, direction)
+        best = _best(rows, direction)
+        best["at_bounds"] = [p.name for p in space if best["values"][p.name] in (p.low, p.high)]
+        arms = [Arm("best", (best["spec"], *field), rules)]
+        if target is None:
+            arms.append(Arm("base", (bot, *field), rules))
+        job = dataclasses.replace(confirm, arms=tuple(arms), seed=confirm_seed)
+        paired = _Paired() if target is None else None
+        totals = _play(job, quiet=quiet, on_unit=paired)
+        confirmation = _confirmation(totals, paired, target, job, bot)
+        summary = {
+            "games": trials * games_per_trial + len(arms) * confirm_games,
+            "bot": bot,
+            "field": list(field),
+            "params": [p.record() for p in space],
+            "target": target,
+            "objective": "maximise the win share"
+            if target is None
+            else f"minimise |win share - {target}|",
+            "sampler": SAMPLER_NAMES[sampler],
+            "seed": execution.seed,
+            "games_per_trial": games_per_trial,
+            "trials": rows,
+            "best": best,
+            "best_spec": best["spec"],
+            "tuning_share": best["win_share"],
+            "confirmed_share": confirmation["best"]["win_share"],
+            "confirmed_ci": confirmation["best"]["win_share_ci"],
+            "confirmation": confirmation,
+            "bots": [
+                confirmation[k] | {"games": confirm_games}
+                for k in ("best", "base")
+                if k in confirmation
+            ],
+            "seats": confirmation["seats"],
+        }
+        seconds = time.perf_counter() - started
+        games_now = ran * games_per_trial + len(arms) * confirm_games
+        table = [
+            {
+                "trial": r["trial"],
+                **r["values"],
+                **{k: r[k] for k in ("spec", "win_share", "win_share_ci", "objective")},
+            }
+            for r in rows
+        ]
+        out = run.finish(summary, table, seconds, games_now)
+        return TuneResult(
+            summary=summary,
+            out=out,
+            games_total=summary["games"],
+            games_now=games_now,
+            seconds=seconds,
+        )
+
+
+def _trial_rows(study: optuna.Study, space: list[Param], direction: str) -> list[dict]:
+    rows, best = [], None
+    for k, t in enumerate(complete_trials(study)):
+        value = float(t.value)
+        if best is None or (value > best if direction == "maximize" else value < best):
+            best = value
+        rows.append(
+            {
+                "trial": k,
+                "values": {p.name: t.user_attrs["values"][p.name] for p in space},
+                "spec": t.user_attrs["spec"],
+                "win_share": t.user_attrs["win_share"],
+                "win_share_ci": t.user_attrs["win_share_ci"],
+                "objective": value,
+                "best_so_far": best,
+            }
+        )
+    return rows
+
+
+def _best(rows: list[dict], direction: str) -> dict:
+    sign = 1 if direction == "maximize" else -1
+    best = max(rows, key=lambda r: (sign * r["objective"], -r["trial"]))
+    return {
+        k: best[k] for k in ("trial", "values", "spec", "win_share", "win_share_ci", "objective")
+    }
+
+
+def _confirmation(totals, paired, target, job, bot) -> dict:
+    from barbaron.harness import SHARE_SCALE
+    from barbaron.stats import Estimate, estimate
+
+    def own(total) -> dict:
+        est = total.position_estimate(0)
+        return {"bot": total.arm.bots[0], "win_share": est.mean, "win_share_ci": list(est.ci)}
+
+    result = {
+        "seed": job.seed,
+        "games": job.games,
+        "deals": job.deals,
+        "best": own(totals[0]),
+        "seats": totals[0].summary()["seats"],
+    }
+    if paired is not None:
+        result["base"] = own(totals[1])
+        diff = estimate(paired.total, paired.squares, paired.deals, SHARE_SCALE * job.rotations)
+        result["against"] = bot
+        result["difference"] = {
+            "win_share": diff.mean,
+            "win_share_ci": list(diff.ci),
+            "deals": diff.deals,
+        }
+    else:
+        est = totals[0].position_estimate(0)
+        diff = Estimate(est.mean - target, est.se, est.deals)
+        result["against"] = f"target {target}"
+        result["difference"] = {
+            "win_share": diff.mean,
+            "win_share_ci": list(diff.ci),
+            "deals": diff.deals,
+        }
+    return result

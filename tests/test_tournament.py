@@ -1,0 +1,221 @@
+"""barbaron tournament: the Luce rating fit recovers known ratings (and its sandwich intervals
+cover them), the designs are balanced, and the command plays, resumes and refuses bad input."""
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from barbaron import api
+from barbaron.cli import main
+from barbaron.errors import UsageError
+from barbaron.tournament import balanced_design, design, fit_luce, luce_shares
+
+TRUE = np.array([0.0, 120.0, -150.0, 260.0, 40.0, -60.0])  # Elo points, bot 0 the anchor
+LINEUPS = np.array(list(itertools.combinations(range(6), 4)))
+
+
+def simulate(rng, deals, rotations=4):
+    """Luce outcomes where every game of a deal shares one uniform number per rotation (as the
+    lineups of a deal share its dice): each lineup is exactly Luce, but a deal's games are
+    correlated, as in a real tournament. Returns the fit's inputs."""
+    p = np.array([luce_shares(TRUE, lineup) for lineup in LINEUPS])  # (L, P)
+    edges = np.cumsum(p, axis=1)
+    u = rng.random((deals, rotations))
+    winner = (u[:, :, None, None] >= edges[None, None, :, :]).sum(axis=3)  # (D, R, L)
+    counts = np.zeros((deals, len(LINEUPS), 4))
+    for position in range(4):
+        counts[:, :, position] = (winner == position).sum(axis=1)
+    per_bot = np.zeros((deals, len(TRUE)))
+    for position in range(4):
+        np.add.at(per_bot.T, LINEUPS[:, position], counts[:, :, position].T)
+    return {
+        "lineups": LINEUPS,
+        "wins": counts.sum(axis=0),
+        "games": np.full(len(LINEUPS), float(deals * rotations)),
+        "bots": len(TRUE),
+        "deals": deals,
+        "deal_sum": per_bot.sum(axis=0),
+        "deal_cross": per_bot.T @ per_bot,
+        "plays": np.full(len(LINEUPS), float(rotations)),
+    }
+
+
+def test_two_bots_get_the_elo_curve():
+    assert luce_shares([0, 200], [1, 0])[0] == pytest.approx(1 / (1 + 10 ** (-200 / 400)))
+    shares = luce_shares([0, 100], [1, 0, 0, 0])  # one bot against three copies of another
+    assert shares.sum() == pytest.approx(1) and shares[0] == pytest.approx(1 / (1 + 3 / 10**0.25))
+
+
+def test_the_fit_returns_the_ratings_whose_predictions_are_the_observations():
+    games = np.full(len(LINEUPS), 1000.0)
+    wins = games[:, None] * np.array([luce_shares(TRUE, lineup) for lineup in LINEUPS])
+    fit = fit_luce(LINEUPS, wins, games, len(TRUE), anchor=0)  # fractional wins, exactly Luce
+    assert np.allclose(fit.ratings, TRUE, atol=1e-6)
+    shifted = fit_luce(LINEUPS, wins, games, len(TRUE), anchor=3)
+    assert np.allclose(shifted.ratings, TRUE - TRUE[3], atol=1e-6)
+
+
+def test_the_fit_recovers_known_ratings_from_simulated_outcomes():
+    rng = np.random.default_rng(7)
+    fit = fit_luce(**simulate(rng, deals=20_000), anchor=0)
+    assert fit.se[0] == 0 and np.all(fit.se[1:] < 12)
+    assert np.all(np.abs(fit.ratings - TRUE) < 4 * np.maximum(fit.se, 1e-9))
+
+
+def test_the_sandwich_intervals_cover_and_the_naive_ones_do_not():
+    rng = np.random.default_rng(11)
+    covered, naive, runs = 0, 0, 200
+    for _ in range(runs):
+        fit = fit_luce(**simulate(rng, deals=300), anchor=0)
+        error = np.abs(fit.ratings - TRUE)[1:]
+        covered += int((error <= 1.96 * fit.se[1:]).sum())
+        naive += int((error <= 1.96 * fit.se_model[1:]).sum())
+    assert 0.91 <= covered / (5 * runs) <= 0.99
+    assert naive < covered  # games of one deal are not independent: the plain interval is short
+
+
+def test_a_bot_that_never_wins_is_at_minus_infinity_and_the_others_still_fit():
+    games = np.full(len(LINEUPS), 1000.0)
+    true = TRUE.copy()
+    true[5] = -np.inf
+    wins = games[:, None] * np.array([luce_shares(true, lineup) for lineup in LINEUPS])
+    fit = fit_luce(LINEUPS, wins, games, len(TRUE), anchor=0)
+    assert fit.ratings[5] == -np.inf and math.isnan(fit.se[5])
+    assert np.allclose(fit.ratings[:5], TRUE[:5], atol=1e-6)
+    with pytest.raises(ValueError, match="anchor"):
+        fit_luce(LINEUPS, wins, games, len(TRUE), anchor=5)
+
+
+def pair_counts(lineups, bots):
+    count = np.zeros((bots, bots), dtype=int)
+    for lineup in lineups:
+        for a, b in itertools.combinations(lineup, 2):
+            count[a, b] += 1
+            count[b, a] += 1
+    return count
+
+
+@pytest.mark.parametrize("bots, size", [(9, 4), (12, 4), (10, 3), (16, 3), (13, 2)])
+def test_designs_beyond_70_combinations_meet_every_pair_equally_often(bots, size):
+    lineups = balanced_design(bots, size)
+    assert len(lineups) <= math.comb(bots, size) and len(set(lineups)) == len(lineups)
+    assert all(len(set(lineup)) == size for lineup in lineups)
+    count = pair_counts(lineups, bots)
+    assert len({count[a, b] for a, b in itertools.combinations(range(bots), 2)}) == 1
+    if (bots, size) == (9, 4):
+        assert len(lineups) == 18  # the (9, 4, 3) block design, not all 126 combinations
+
+
+def test_small_pools_play_every_combination_and_a_gauntlet_only_its_lineups():
+    assert design(6, 4) == list(itertools.combinations(range(6), 4))
+    gauntlet = design(12, 4, gauntlet=3)
+    assert all(3 in lineup for lineup in gauntlet)
+    others = [b for b in range(12) if b != 3]
+    count = pair_counts(gauntlet, 12)
+    assert len({count[a, b] for a, b in itertools.combinations(others, 2)}) == 1
+    assert len({count[3, b] for b in others}) == 1
+
+
+# --- the command ----------------------------------------------------------------------------
+POOL = ["easy", "normal", "greedy", "autopilot"]
+ARGS = {"players": 3, "games": 4 * 1500, "seed": 5, "batch_size": 300}
+ARGV = ["tournament", "--bots", *POOL, "--players", "3", "--games", "6000", "--seed", "5"]
+ARGV += ["--batch-size", "300", "--quiet", "--workers", "1"]
+
+
+@pytest.fixture(scope="module")
+def in_memory():
+    return api.tournament(POOL, **ARGS)
+
+
+def test_tournament_in_memory(in_memory):
+    result = in_memory
+    s = result.summary
+    assert isinstance(result, api.TournamentResult) and result.out is None
+    assert len(s["design"]["lineups"]) == 4 and s["games"] == 6000 and result.games_total == 6000
+    assert s["anchor"] == "easy" and s["ratings"][-1]["bot"] in POOL
+    rating = {r["bot"]: r for r in s["ratings"]}
+    assert rating["easy"]["rating"] == 0 and rating["easy"]["rating_ci"] == [0, 0]
+    assert all(r["games"] == 4500 for r in s["ratings"])  # 3 of the 4 lineups
+    assert set(result.ratings.columns) >= {"bot", "rating", "rating_ci_low", "rating_ci_high"}
+    h2h = result.head_to_head
+    assert np.allclose((h2h + h2h.T).to_numpy()[~np.eye(4, dtype=bool)], 1.0)
+    assert np.isnan(h2h.to_numpy().diagonal()).all()
+    calibration = result.calibration
+    assert len(calibration) == 12 and s["calibration_mae"] == pytest.approx(
+        calibration["error"].abs().mean()
+    )
+    for _, rows in calibration.groupby("lineup"):  # win shares of a lineup add up to 1
+        assert rows["observed"].sum() == pytest.approx(1) == rows["predicted"].sum()
+    shares = result.predict(["normal", "easy", "easy", "easy"])  # never played: 4 players
+    assert shares[0] > 0.5 and sum(shares) == pytest.approx(1)
+    with pytest.raises(UsageError, match="not a bot of this tournament"):
+        result.predict(["hard", "easy"])
+
+
+def test_the_command_line_writes_what_the_library_returns(in_memory, tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main([*ARGV[:-1], "2", "--out", str(out)]) == 0  # two workers, shards on disk
+    printed = capsys.readouterr().out
+    assert "head to head" in printed and "mean absolute error" in printed
+    on_disk = json.loads((out / "summary.json").read_text())
+    assert on_disk == json.loads(json.dumps(in_memory.summary))  # head-to-head from the shards
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {"ratings.png", "calibration.png"} <= set(manifest["files"])
+    assert (out / "summary.csv").read_text().startswith("bot,rating,rating_ci_low")
+    assert main([*ARGV, "--out", str(out), "--force"]) == 0  # its own folder: replaced
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+
+
+def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
+    in_memory, tmp_path, capsys, monkeypatch
+):
+    from barbaron import run as run_module
+
+    real = run_module.execute
+
+    def execute(job, folder, *, quiet=False, on_unit=None):
+        def stop(result, totals):
+            on_unit(result, totals)
+            if result.unit == 2:
+                raise KeyboardInterrupt
+            return False
+
+        return real(job, folder, quiet=quiet, on_unit=stop)
+
+    out = tmp_path / "r"
+    monkeypatch.setattr(run_module, "execute", execute)
+    assert main([*ARGV, "--out", str(out)]) == 130
+    monkeypatch.setattr(run_module, "execute", real)
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--resume" in err
+    assert Path(f"{out}.partial", "tallies").is_dir() and not out.exists()
+    assert main([*ARGV, "--out", str(out), "--resume"]) == 0
+    resumed = json.loads((out / "summary.json").read_text())
+    assert resumed == json.loads(json.dumps(in_memory.summary))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--bots", "easy"], "a pool of at least 2"),
+        (["--bots", "easy", "normal", "easy"], "the same bot twice"),
+        (["--bots", "normal", "normal:cushion=250"], "the same bot twice"),
+        (["--bots", "easy", "normal", "greedy"], "--players 4 is more than the 3 bots"),
+        (["--bots", "easy", "normal", "--players", "5"], "--players must be 2, 3 or 4"),
+        (["--bots", "easy", "nrmal"], "did you mean 'normal'"),
+        (["--bots", "easy", "normal", "--anchor", "hard", "--players", "2"], "--anchor 'hard'"),
+        (["--bots", "easy", "normal", "--players", "2", "--games", "1"], "too few"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_leaves_nothing(argv, message, tmp_path, capsys):
+    out = tmp_path / "bad"
+    assert main(["tournament", *argv, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert list(tmp_path.iterdir()) == []

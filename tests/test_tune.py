@@ -1,0 +1,232 @@
+"""barbaron tune: the study finds the optimum of a synthetic objective, resumes exactly, keeps
+integers whole; the command confirms on fresh deals, resumes after Ctrl-C, and refuses bad
+input in one line leaving nothing behind."""
+
+import json
+from pathlib import Path
+
+import optuna
+import pytest
+
+from barbaron import api, tuning
+from barbaron.cli import main
+from barbaron.errors import UsageError
+from barbaron.tuning import Param, parse_params, run_study
+
+SPACE = [Param("x", -5.0, 5.0, integer=False), Param("n", 0, 20, integer=True)]
+
+
+def synthetic(values):
+    """A smooth objective with its maximum at x = 1.3, n = 7."""
+    return -((values["x"] - 1.3) ** 2) - 0.05 * (values["n"] - 7) ** 2, {"x": values["x"]}
+
+
+def new_study(storage=None):
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna.create_study(
+        study_name="s", direction="maximize", storage=storage, load_if_exists=True
+    )
+
+
+def history(study):
+    return [(t.params, t.value) for t in tuning.complete_trials(study)]
+
+
+def test_the_study_finds_the_optimum_of_a_synthetic_objective():
+    study = new_study()
+    assert run_study(study, SPACE, synthetic, 60, seed=1) == 60
+    best = study.best_trial
+    assert abs(best.params["x"] - 1.3) < 0.3 and abs(best.params["n"] - 7) <= 1
+    assert all(isinstance(t.params["n"], int) for t in study.trials)
+    played = [t.user_attrs["x"] for t in study.trials]  # x rounded to 4 digits of its range
+    assert all(x == round(x, 2) for x in played) and len(set(played)) > 50
+
+
+def test_a_study_is_a_function_of_its_seed():
+    one, two, other = new_study(), new_study(), new_study()
+    for study, seed in ((one, 4), (two, 4), (other, 5)):
+        run_study(study, SPACE, synthetic, 15, seed=seed)
+    assert history(one) == history(two) != history(other)
+
+
+def test_an_interrupted_study_resumes_as_if_it_had_never_stopped(tmp_path):
+    whole = new_study(f"sqlite:///{tmp_path / 'whole.db'}")
+    run_study(whole, SPACE, synthetic, 16, seed=2, first={"x": 0.0, "n": 3})
+    calls = []
+
+    def interrupted(values):
+        calls.append(values)
+        if len(calls) == 9:  # in the middle of the ninth trial
+            raise KeyboardInterrupt
+        return synthetic(values)
+
+    storage = f"sqlite:///{tmp_path / 'cut.db'}"
+    with pytest.raises(KeyboardInterrupt):
+        run_study(new_study(storage), SPACE, interrupted, 16, seed=2, first={"x": 0.0, "n": 3})
+    again = new_study(storage)  # a new process, as --resume is
+    assert len(tuning.complete_trials(again)) == 8
+    assert run_study(again, SPACE, synthetic, 16, seed=2, first={"x": 0.0, "n": 3}) == 8
+    assert history(again) == history(whole)
+    assert history(whole)[0][0] == {"x": 0.0, "n": 3}  # the bot as given comes first
+
+
+def test_parameters_are_checked_against_the_bot():
+    hard = parse_params("hard", ["risk=0:2", "reserve=0:200", "margin=-300:100"])
+    assert [(p.name, p.integer) for p in hard] == [
+        ("risk", False),
+        ("reserve", True),  # its default is a whole number
+        ("margin", False),
+    ]
+    assert parse_params("normal", {"cushion": (0, 600)}) == [Param("cushion", 0, 600, True)]
+    takeover = parse_params("normal", ["takeover_cushion=0:400"])[0]  # default none
+    assert takeover.integer and Param("risk", 0, 2, False).decimals == 3
+
+
+# --- the command ----------------------------------------------------------------------------
+TARGET = ["tune", "--bot", "normal", "--param", "cushion=0:1500", "--field", "easy"]
+TARGET += ["--target", "0.35", "--trials", "6", "--games-per-trial", "400", "--seed", "3"]
+TARGET += ["--batch-size", "200", "--quiet", "--workers", "1"]
+TARGET_ARGS = {
+    "field": "easy",
+    "target": 0.35,
+    "trials": 6,
+    "games_per_trial": 400,
+    "seed": 3,
+    "batch_size": 200,
+}
+
+
+@pytest.fixture(scope="module")
+def target_run():
+    return api.tune("normal", ["cushion=0:1500"], **TARGET_ARGS)
+
+
+def test_tune_to_a_target_in_memory(target_run):
+    result = target_run
+    s = result.summary
+    assert isinstance(result, api.TuneResult) and result.out is None
+    assert [r["trial"] for r in s["trials"]] == list(range(6))
+    assert s["trials"][0]["values"] == {"cushion": 250}  # the bot as given
+    assert all(isinstance(r["values"]["cushion"], int) for r in s["trials"])
+    best = min(s["trials"], key=lambda r: abs(r["win_share"] - 0.35))
+    assert s["best_spec"] == best["spec"] == f"normal:cushion={best['values']['cushion']}"
+    assert s["tuning_share"] == best["win_share"]
+    confirmation = result.confirmation
+    assert confirmation["seed"] == 4 and confirmation["against"] == "target 0.35"
+    low, high = s["confirmed_ci"]
+    assert low < s["confirmed_share"] < high
+    assert confirmation["difference"]["win_share"] == pytest.approx(s["confirmed_share"] - 0.35)
+    assert list(result.trials["cushion"]) == [r["values"]["cushion"] for r in s["trials"]]
+    assert result.games_total == 6 * 400 + 400
+    with pytest.raises(ValueError, match="keeps no games"):
+        result.games()
+
+
+def test_tuning_for_strength_confirms_against_the_bot_as_given():
+    result = api.tune(
+        "easy",
+        ["buy=0:1", "takeover=0:0.5"],
+        field="greedy",
+        trials=4,
+        games_per_trial=400,
+        confirm_games=800,
+        seed=1,
+        batch_size=200,
+    )
+    s = result.summary
+    assert s["trials"][0]["values"] == {"buy": 0.6, "takeover": 0.05}
+    assert all(round(v, 4) == v for r in s["trials"] for v in r["values"].values())
+    assert s["best"]["win_share"] == max(r["win_share"] for r in s["trials"])
+    c = s["confirmation"]
+    assert c["base"]["bot"] == "easy" and c["games"] == 800
+    assert c["difference"]["win_share"] == pytest.approx(
+        c["best"]["win_share"] - c["base"]["win_share"]
+    )
+
+
+def test_a_trial_does_not_depend_on_the_workers(target_run):
+    two = api.tune("normal", ["cushion=0:1500"], **TARGET_ARGS | {"trials": 2}, workers=2)
+    assert two.summary["trials"] == target_run.summary["trials"][:2]
+
+
+def test_the_command_writes_the_study_and_resumes_after_ctrl_c(
+    target_run, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "t"
+    real = tuning._play
+    calls = []
+
+    def play(job, quiet, on_unit=None):
+        calls.append(job)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(job, quiet, on_unit)
+
+    monkeypatch.setattr(tuning, "_play", play)
+    assert main([*TARGET, "--out", str(out)]) == 130
+    monkeypatch.setattr(tuning, "_play", real)
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "3 finished trials kept" in err, err
+    partial = Path(f"{out}.partial")
+    assert (partial / "study.db").is_file() and not out.exists()
+    other = list(TARGET)
+    other[other.index("--trials") + 1] = "7"
+    assert main([*other, "--out", str(out), "--resume"]) == 2
+    assert "cannot resume" in capsys.readouterr().err
+    assert main([*TARGET, "--out", str(out), "--resume"]) == 0
+    printed = capsys.readouterr().out
+    assert "best: normal:cushion=" in printed and "confirmed share" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == json.loads(json.dumps(target_run.summary))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {"study.db", "history.png", "summary.csv"} <= set(manifest["files"])
+    study = optuna.load_study(study_name=tuning.STUDY_NAME, storage=f"sqlite:///{out}/study.db")
+    assert len(tuning.complete_trials(study)) == 6  # and the interrupted one, failed
+    assert (out / "summary.csv").read_text().startswith("trial,cushion,spec,win_share")
+    assert main([*TARGET, "--out", str(out), "--force"]) == 0  # its own folder: replaced
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+
+
+def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monkeypatch):
+    def play(job, quiet, on_unit=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tuning, "_play", play)
+    assert main([*TARGET, "--out", str(tmp_path / "t")]) == 130
+    assert "nothing was written" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"--param": "cushion"}, "must look like NAME=LOW:HIGH"),
+        ({"--param": "cushin=0:5"}, "normal has no parameter 'cushin'"),
+        ({"--param": "cushion=5:5"}, "the range is empty"),
+        ({"--param": "cushion=6:5"}, "the range is reversed"),
+        ({"--param": "cushion=a:5"}, "must be two finite numbers"),
+        ({"--param": "cushion=0:nan"}, "must be two finite numbers"),
+        ({"--param": "cushion=0:5.5"}, "takes whole numbers"),
+        ({"--param": "cushion=-10:5"}, "cushion must be a whole number of coins >= 0"),
+        ({"--target": "1.5"}, "--target must be a win share between 0 and 1"),
+        ({"--target": "0"}, "--target must be a win share between 0 and 1"),
+        ({"--target": "x"}, "invalid float value"),
+        ({"--trials": "0"}, "--trials must be from 1"),
+        ({"--games-per-trial": "6"}, "--games-per-trial must be a positive multiple of the 4"),
+        ({"--bot": "nrmal"}, "did you mean 'normal'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_leaves_nothing(change, message, tmp_path, capsys):
+    argv = list(TARGET)
+    for option, value in change.items():
+        argv[argv.index(option) + 1] = value
+    assert main([*argv, "--out", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_parameter_given_twice_is_refused():
+    with pytest.raises(UsageError, match="--param cushion given twice"):
+        api.tune("normal", ["cushion=0:5", "cushion=1:2"])
