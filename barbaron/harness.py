@@ -420,6 +420,7 @@ def run_units(
         for unit in units:
             yield task(job, unit, strategies)
         return
+    import warnings
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from joblib.externals.loky import get_reusable_executor
@@ -428,8 +429,13 @@ def run_units(
     # a worker killed while it held a lock makes loky's resource tracker warn at exit, on the
     # terminal's stderr: the run already says in one line that a worker died
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:" + _LOKY_TRACKER)
-    executor = get_reusable_executor(max_workers=helpers)
+    with warnings.catch_warnings():  # a resize waits for an earlier run's warm-up: fine
+        warnings.filterwarnings("ignore", "Trying to resize an executor", UserWarning)
+        executor = get_reusable_executor(max_workers=helpers)
     parent = os.getpid()
+    # the helpers get units only once they have started (imports, compiled kernels): until
+    # then this process plays on, so no unit waits for a process that is still starting
+    warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
@@ -437,7 +443,8 @@ def run_units(
     mine: dict[int, UnitResult] = {}  # units this process played
     try:
         while True:
-            while left and len(running) < 2 * helpers:
+            ready = sum(f.done() for f in warming)
+            while left and len(running) < 2 * ready:
                 if (unit := next(queue, None)) is None:
                     left = False
                 else:
@@ -446,11 +453,13 @@ def run_units(
             while order and (order[0] in mine or running[order[0]].done()):
                 unit = order.popleft()
                 yield mine.pop(unit) if unit in mine else running.pop(unit).result()
-            if left and (unit := next(queue, None)) is not None:
-                order.append(unit)  # play it here while the helpers play theirs
-                mine[unit] = task(job, unit, strategies)
-            elif order:
-                left = False
+            if left:
+                if (unit := next(queue, None)) is None:
+                    left = False
+                else:
+                    order.append(unit)  # play it here while the helpers play theirs
+                    mine[unit] = task(job, unit, strategies)
+            elif order:  # all taken: wait for the helpers' next unit
                 wait([running[u] for u in order if u in running], return_when=FIRST_COMPLETED)
             else:
                 return
@@ -460,7 +469,7 @@ def run_units(
         wait([f for f in running.values() if not f.cancelled()], timeout=60)
         raise
     finally:  # a failure or an interrupt: queued units never start
-        for future in running.values():
+        for future in [*warming, *running.values()]:
             future.cancel()
 
 
@@ -478,6 +487,12 @@ def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
     with _dask_backend(job):
         parallel = Parallel(n_jobs=-1, return_as="generator")
         yield from parallel(delayed(task)(job, unit) for unit in units)
+
+
+def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:
+    """Get a helper process ready to play ``job``: its modules, bots and compiled kernels."""
+    for arm in job.arms:
+        play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
 
 
 def _in_worker(task: Callable[..., UnitResult], parent: int, job: Job, unit: int) -> UnitResult:
