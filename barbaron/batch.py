@@ -229,10 +229,21 @@ def play_batch(
         )
     state = BatchState.start(rules, games)
     n, players = len(state.game), rules.players
-    s = script or _NO_SCRIPT
-    scripted = script is not None
     coins_trace = np.empty((n, rules.turn_slots, players), np.int32) if trace else None
-    st = KernelState(
+    st = kernel_state(state, script)
+    for round_number in range(1, rules.rounds + 1):
+        for seat in range(players):
+            play_slot(rules, strategies[seat], seed, state, st, round_number, seat)
+            if coins_trace is not None:
+                coins_trace[:, (round_number - 1) * players + seat] = state.coins
+    return BatchOutcome(state, worth(state, players), coins_trace)
+
+
+def kernel_state(state: BatchState, script: Script | None = None) -> KernelState:
+    """The kernels' record over ``state``'s arrays (the same objects) with fresh work arrays."""
+    n = len(state.game)
+    s = script or _NO_SCRIPT
+    return KernelState(
         game=state.game,
         coins=state.coins,
         position=state.position,
@@ -249,38 +260,59 @@ def play_batch(
         pending_bar=np.empty(n, dtype=np.int8),
         answer=np.zeros(n, dtype=bool),
         short=np.zeros(n, dtype=np.int8),
-        scripted=scripted,
+        scripted=script is not None,
         script_dice=s.dice,
         n_dice=s.n_dice,
         script_deck=s.deck,
         n_shuffles=s.n_shuffles,
     )
-    for round_number in range(1, rules.rounds + 1):
-        state.round = round_number
-        for seat in range(players):
-            slot = (round_number - 1) * players + seat
-            strategy = strategies[seat]
-            _start_turn(seat, st)
-            st.upgrade.fill(-1)
-            asked = np.flatnonzero(st.may_upgrade)
-            if asked.size:
-                view = _view(rules, state, seed, seat, slot, Decision.UPGRADE)
-                st.upgrade[asked] = _checked_upgrades(strategy, view, asked)
-            _play_turn(seat, players, seed, st)
-            if scripted and st.short.any():
-                g = int(np.flatnonzero(st.short)[0])
-                what = "dice" if st.short[g] == 1 else "cards"
-                raise ScriptExhausted(g, f"too few {what} (ran out in round {round_number})")
-            st.answer.fill(False)
-            for decision in (Decision.BUY, Decision.TAKEOVER):
-                asked = np.flatnonzero(st.pending == decision)
-                if asked.size:
-                    view = _view(rules, state, seed, seat, slot, decision)
-                    st.answer[asked] = ask(strategy, decision, view, asked, st.pending_bar[asked])
-            _finish_turn(seat, st)
-            if coins_trace is not None:
-                coins_trace[:, slot] = state.coins
-    return BatchOutcome(state, worth(state, players), coins_trace)
+
+
+def play_slot(
+    rules: Rules,
+    strategy: Strategy,
+    seed: int,
+    state: BatchState,
+    st: KernelState,
+    round_number: int,
+    seat: int,
+) -> None:
+    """One turn slot of every game of the batch: ``seat``'s turn in round ``round_number``."""
+    state.round = round_number
+    slot = (round_number - 1) * rules.players + seat
+    _start_turn(seat, st)
+    st.upgrade.fill(-1)
+    asked = np.flatnonzero(st.may_upgrade)
+    if asked.size:
+        view = _view(rules, state, seed, seat, slot, Decision.UPGRADE)
+        st.upgrade[asked] = _checked_upgrades(strategy, view, asked)
+    play_rest_of_turn(rules, strategy, seed, state, st, round_number, seat)
+
+
+def play_rest_of_turn(
+    rules: Rules,
+    strategy: Strategy,
+    seed: int,
+    state: BatchState,
+    st: KernelState,
+    round_number: int,
+    seat: int,
+) -> None:
+    """The slot from the upgrade on (``st.active`` and ``st.upgrade`` set): roll, move, the
+    space, the strategy's buy and takeover answers, and their effect."""
+    slot = (round_number - 1) * rules.players + seat
+    _play_turn(seat, rules.players, seed, st)
+    if st.scripted and st.short.any():
+        g = int(np.flatnonzero(st.short)[0])
+        what = "dice" if st.short[g] == 1 else "cards"
+        raise ScriptExhausted(g, f"too few {what} (ran out in round {round_number})")
+    st.answer.fill(False)
+    for decision in (Decision.BUY, Decision.TAKEOVER):
+        asked = np.flatnonzero(st.pending == decision)
+        if asked.size:
+            view = _view(rules, state, seed, seat, slot, decision)
+            st.answer[asked] = ask(strategy, decision, view, asked, st.pending_bar[asked])
+    _finish_turn(seat, st)
 
 
 def _view(

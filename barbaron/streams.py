@@ -17,6 +17,7 @@ from barbaron import rules as R
 
 DICE = 1  # purpose: the game's dice, n = the roll counter
 DECK = 2  # purpose: card shuffles, n = shuffle * 16 + swap position
+ROLLOUT = 4  # purpose: the stream keys of rollouts (barbaron.rollouts), n = rollout_counter
 BOTS = 8  # purpose BOTS + seat: what a randomizing strategy in that seat draws
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -79,6 +80,21 @@ def bot_draw(slot: int, decision: int, draw: int) -> int:
     if not 0 <= draw < 16:
         raise ValueError(f"draw must be 0..15, got {draw}")
     return (slot * 3 + decision) * 16 + draw
+
+
+@nb.njit(cache=True)
+def rollout_keys(seed: int, games: np.ndarray, slot: int, decision: int, rollout: np.ndarray):
+    """(n,) the stream key of rollout ``rollout[i]`` (0 .. 2**32 - 1) of game ``games[i]`` from
+    decision ``decision`` (0..2) of turn slot ``slot``: a pseudo game index in [2**62, 2**63),
+    above every game index a run uses, whose dice, shuffles and bot draws (its streams under
+    ``seed``) are fresh: a hash of (seed, game, slot, decision, rollout)."""
+    out = np.empty(games.size, dtype=np.int64)
+    base = np.uint64(slot * 3 + decision) << np.uint64(32)
+    top = np.uint64(1) << np.uint64(62)
+    for i in range(games.size):
+        w = word(seed, games[i], ROLLOUT, base + np.uint64(rollout[i]))
+        out[i] = np.int64((w >> np.uint64(2)) | top)
+    return out
 
 
 class SeededChance:

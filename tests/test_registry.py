@@ -12,10 +12,12 @@ from barbaron.bots.autopilot import Autopilot
 from barbaron.bots.easy import Easy
 from barbaron.bots.greedy import Greedy
 from barbaron.bots.hard import Hard
+from barbaron.bots.mc import MC
 from barbaron.bots.miser import Miser
 from barbaron.bots.normal import Normal
 from barbaron.bots.shark import Shark
 from barbaron.bots.threshold import ThresholdBot
+from barbaron.bots.value import Value
 
 from barbaron import params, registry
 from barbaron.registry import BotSpecError, bot_entries, listing, make_bot, register
@@ -25,11 +27,28 @@ BUILT_IN = {
     "autopilot": (Autopilot, {"cushion": 300}),
     "easy": (Easy, {"buy": 0.6, "upgrade": 0.1, "takeover": 0.05}),
     "greedy": (Greedy, {}),
-    "hard": (Hard, {"risk": 1.0, "reserve": 60, "rival": 1.0, "margin": 0.0}),
+    "hard": (
+        Hard,
+        {"risk": 0.0, "reserve": 0, "rival": 1.5, "margin": -150.0, "shortfall": 1.0},
+    ),
+    "mc": (
+        MC,
+        {
+            "rollouts": 32,
+            "playout": "greedy",
+            "own": "hard",
+            "upgrades": 3,
+            "extra": 0,
+            "close": 0.01,
+            "worth": 10.0,
+            "z": 1.0,
+        },
+    ),
     "miser": (Miser, {}),
     "normal": (Normal, {"cushion": 250, "takeover_cushion": None}),
     "shark": (Shark, {"risk": 0.0, "reserve": 0, "rival": 2.0, "margin": -150.0}),
     "threshold": (ThresholdBot, {"buy": 0, "takeover": None, "upgrade": 0}),
+    "value": (Value, {"weights": None}),
 }
 
 
@@ -82,7 +101,7 @@ def test_a_bots_repr_is_a_spec_that_builds_the_same_bot(name):
         ("miser", "miser"),
         ("threshold", "threshold:buy=0,takeover=none,upgrade=0"),
         ("threshold:upgrade=none,buy=7", "threshold:buy=7,takeover=none,upgrade=none"),
-        ("hard:risk=0.5", "hard:risk=0.5,reserve=60,rival=1.0,margin=0.0"),
+        ("hard:risk=0.5", "hard:risk=0.5,reserve=0,rival=1.5,margin=-150.0,shortfall=1.0"),
         ("shark:margin=-20", "shark:risk=0.0,reserve=0,rival=2.0,margin=-20"),
         ("easy:buy=1", "easy:buy=1,upgrade=0.1,takeover=0.05"),
         ("autopilot:cushion=0", "autopilot:cushion=0"),
@@ -102,7 +121,8 @@ def test_the_listing_shows_descriptions_and_defaults():
         "  (cushion=250, takeover_cushion=none)"
     ) in lines
     assert "greedy     Buys, upgrades and takes over whenever the rules allow" in lines
-    assert "threshold" in lines[-1] and lines[-1].endswith("(buy=0, takeover=none, upgrade=0)")
+    (threshold,) = [line for line in lines if line.startswith("threshold ")]
+    assert threshold.endswith("(buy=0, takeover=none, upgrade=0)")
 
 
 def test_importing_the_registry_loads_no_bot_and_no_numba():
@@ -125,9 +145,8 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("treshold:buy=3")
     with pytest.raises(BotSpecError) as error:
         make_bot("nobot")
-    assert "known: autopilot, easy, greedy, hard, miser, normal, shark, threshold" in str(
-        error.value
-    )
+    known = "autopilot, easy, greedy, hard, mc, miser, normal, shark, threshold, value"
+    assert f"known: {known}" in str(error.value)
 
 
 def test_a_key_given_twice_is_an_error():
@@ -327,7 +346,7 @@ def test_an_entry_point_may_not_take_a_built_in_name(fake_distribution):
     assert "'normal' registered twice" in text
     assert "barbaron.bots.normal.Normal" in text and "fakebots_mod.FakeBot" in text
     assert "\n" not in text
-    assert make_bot("hard").risk == 1.0
+    assert make_bot("hard").risk == 0.0
 
 
 def test_a_plugin_class_registered_by_both_decorator_and_entry_point_is_one_bot(

@@ -1,0 +1,104 @@
+"""Study: mc's strength against its time budget, so a user can choose ``rollouts``.
+
+For each number of rollouts K (default 4, 16, 32 = mc's default, 64), plays mc against three
+greedy (all rotations) and records mc's win share with its 95% interval and the games per
+second per core of the whole table. Writes ``OUT/runs/`` (one barbaron results folder per K),
+``mc_budget.csv`` and ``mc_budget.png`` (win share and speed against K).
+
+    python -m experiments.mc_budget                                  # as in the README
+    python -m experiments.mc_budget --games 4000 --rollouts 4,16 --out /tmp/budget
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from barbaron import api
+from experiments.common import ROOT
+
+SEED = 5
+FIELD = "greedy"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.mc_budget", description=__doc__)
+    parser.add_argument("--games", type=int, default=20000, help="games per K (rotations in)")
+    parser.add_argument("--rollouts", default="4,16,32,64", help="the values of K")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
+    parser.add_argument("--force", action="store_true", help="replay finished runs")
+    args = parser.parse_args(argv)
+    ks = [int(k) for k in args.rollouts.split(",")]
+    rows = []
+    for k in ks:
+        folder = args.out / "runs" / f"mc-k{k}"
+        if args.force or not (folder / "summary.json").exists():
+            print(f">>> mc:rollouts={k} against 3 {FIELD}, {args.games:,} games", flush=True)
+            result = api.play(
+                [f"mc:rollouts={k}", FIELD, FIELD, FIELD],
+                games=args.games,
+                seed=args.seed,
+                workers=args.workers,
+                out=folder,
+                force=True,
+                progress=False,
+            )
+            speed = result.games_now / result.seconds / args.workers
+            (folder.parent / f"mc-k{k}.speed.json").write_text(json.dumps({"speed": speed}))
+        summary = json.loads((folder / "summary.json").read_text())
+        speed = json.loads((folder.parent / f"mc-k{k}.speed.json").read_text())["speed"]
+        mc = summary["bots"][0]
+        rows.append(
+            {
+                "rollouts": k,
+                "win_share": mc["win_share"],
+                "ci_low": mc["win_share_ci"][0],
+                "ci_high": mc["win_share_ci"][1],
+                "games_per_second_per_core": round(speed, 1),
+                "games": summary["games"],
+            }
+        )
+    table = pd.DataFrame(rows)
+    table.to_csv(args.out / "mc_budget.csv", index=False)
+    print(table.to_string(index=False))
+    plot(table, args.out / "mc_budget.png")
+    return 0
+
+
+def plot(table: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.errorbar(
+        table["rollouts"],
+        table["win_share"],
+        yerr=[table["win_share"] - table["ci_low"], table["ci_high"] - table["win_share"]],
+        marker="o",
+        capsize=3,
+        label="mc win share",
+    )
+    ax.axhline(0.25, color="grey", lw=0.8, ls=":")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("rollouts per option (K)")
+    ax.set_ylabel("win share against 3 greedy")
+    speed = ax.twinx()
+    speed.plot(table["rollouts"], table["games_per_second_per_core"], "s--", color="C1")
+    speed.set_ylabel("games per second per core", color="C1")
+    speed.set_yscale("log")
+    ax.set_title("mc: strength against time")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

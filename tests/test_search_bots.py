@@ -1,0 +1,113 @@
+"""The search and learning bots: mc and value keep the strategy contract, refuse bad input in
+one line, and value's training is reproducible."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from barbaron.bots import value
+from barbaron.bots.mc import MC
+from barbaron.bots.value import Value
+
+from barbaron.batch import play_batch
+from barbaron.registry import BotSpecError, bot_entries, make_bot
+from barbaron.rules import Rules
+from barbaron.testing import TABLES, check_strategy
+
+
+def test_both_bots_are_registered():
+    entries = bot_entries()
+    assert entries["mc"].cls is MC and entries["value"].cls is Value
+    assert repr(make_bot("mc:rollouts=8,own=hard:margin=-100;risk=0")).startswith(
+        "mc:rollouts=8,playout=greedy,own=hard:margin=-100;risk=0,"
+    )
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("mc:rollouts=0", "rollouts must be a whole number from 1 to 4,096, got 0"),
+        ("mc:rollouts=2.5", "rollouts must be a whole number"),
+        ("mc:playout=nobody", "playout 'nobody': unknown bot 'nobody'"),
+        ("mc:own=hard:risk=-1", "risk must be a finite number >= 0"),
+        ("mc:playout=mc", "playout 'mc' is recursive"),
+        ("mc:own=mc:rollouts=2", "own 'mc:rollouts=2' is recursive"),
+        ("value:weights=/nonexistent/w.json", "weights file /nonexistent/w.json not found"),
+    ],
+)
+def test_bad_specs_are_one_line_errors(spec, message):
+    with pytest.raises(BotSpecError) as error:
+        make_bot(spec)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_corrupt_weights_file_is_one_line(tmp_path):
+    for text, message in [
+        ("{not json", "is not readable JSON"),
+        (json.dumps({"features": ["x"], "weights": [1.0]}), "does not hold the features"),
+        (
+            json.dumps({"features": list(value.FEATURES), "weights": [1.0, "x"]}),
+            "must be 18 finite numbers",
+        ),
+    ]:
+        path = tmp_path / "w.json"
+        path.write_text(text)
+        with pytest.raises(BotSpecError, match=message) as error:
+            make_bot(f"value:weights={path}")
+        assert "\n" not in str(error.value)
+
+
+def test_the_command_line_refuses_bad_search_specs_with_exit_2(tmp_path):
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "barbaron.cli",
+            "play",
+            "--bots",
+            "mc:rollouts=0",
+            "greedy",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2
+    assert "rollouts must be a whole number" in run.stderr and len(run.stderr.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []  # nothing left behind
+
+
+@pytest.mark.parametrize("spec", ["mc:rollouts=2,upgrades=2", "value"])
+def test_the_bots_pass_the_contract_check(spec):
+    report = check_strategy(spec, games=TABLES * 3, fresh_process=False)
+    assert report.passed, str(report)
+
+
+def test_value_plays_the_same_games_in_any_batch():
+    rules = Rules(start_coins=300)
+    lineup = [make_bot(s) for s in ("value", "greedy", "hard", "value")]
+    a = play_batch(rules, lineup, 4, np.arange(300))
+    b = play_batch(rules, lineup, 4, np.arange(150, 300))
+    assert np.array_equal(a.worth[150:], b.worth)
+
+
+def test_training_is_reproducible(tmp_path, monkeypatch):
+    from experiments import train_value
+
+    monkeypatch.setattr(train_value, "BATCH", 40)
+    one = train_value.train(200, seed=3)
+    two = train_value.train(200, seed=3)
+    assert one == two and len(one["weights"]) == len(value.FEATURES)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(one))
+    assert np.array_equal(value.load_weights(path), one["weights"])
+    shipped = json.loads(value.WEIGHTS.read_text())
+    assert shipped["features"] == list(value.FEATURES)
+    assert shipped["trained"]["log_loss_held_out"] < shipped["trained"]["log_loss_fair_share"]
