@@ -13,8 +13,10 @@ from barbaron import rules as R
 from barbaron.bots.threshold import ThresholdBot
 from barbaron.reference import ChanceExhausted, Event, Game, Outcome
 from barbaron.rules import Rules
+from barbaron.strategy import BatchView, Decision, IllegalDecision, Strategy
 
 POLICY_KEYS = ("buy", "takeover", "upgrade")
+DECISION_KINDS = ("upgrade", "buy", "takeover")  # indexed by Decision
 
 
 class ScenarioError(ValueError):
@@ -32,6 +34,57 @@ class Scenario:
     dice: tuple[tuple[int, int], ...]  # one pair per roll, in order
     deck: tuple[int, ...]  # card indices (R3) in draw order, blocks of 14
     expect: dict | None  # the expected outcome, keys as in Outcome.KEYS
+    # barbaron's extension: every seat's decisions in play order, [slot, kind, answer] (the
+    # seats then answer from it, not by their policies), and the bot spec of each seat
+    decisions: tuple[tuple[int, str, int | bool], ...] | None = None
+    bots: tuple[str, ...] | None = None
+
+    def seats(self) -> tuple[Strategy, ...]:
+        """The strategy of each seat: its recorded decisions, or else its threshold policy."""
+        if self.decisions is None:
+            return self.policies
+        return tuple(
+            RecordedDecisions(self.decisions, seat, self.rules.players)
+            for seat in range(self.rules.players)
+        )
+
+
+class DecisionMismatch(IllegalDecision):
+    """The game asks a decision that a scenario's ``decisions`` list does not hold."""
+
+
+class RecordedDecisions(Strategy):
+    """One seat's answers read from a scenario's ``decisions`` (keyed by turn slot and kind: a
+    slot has at most one upgrade and one landing decision). In a batch, every row gets the same
+    answer: play one recorded scenario per batch."""
+
+    def __init__(self, decisions, seat: int, players: int) -> None:
+        self.answers = {
+            (slot, kind): answer for slot, kind, answer in decisions if slot % players == seat
+        }
+        self.seat = seat
+
+    def __repr__(self) -> str:
+        return f"recorded(seat {self.seat})"
+
+    def _answer(self, view: BatchView, games: np.ndarray) -> object:
+        kind = DECISION_KINDS[Decision(view.decision)]
+        try:
+            return self.answers[(view.slot, kind)]
+        except KeyError:
+            raise DecisionMismatch(
+                f"the game asks seat {self.seat} a {kind} decision in turn slot {view.slot} "
+                "and 'decisions' holds no answer to it"
+            ) from None
+
+    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
+        return np.full(games.size, self._answer(view, games), dtype=np.int64)
+
+    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return np.full(games.size, self._answer(view, games), dtype=bool)
+
+    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return np.full(games.size, self._answer(view, games), dtype=bool)
 
 
 class ScriptedChance:
@@ -95,7 +148,48 @@ def _parse(path: str, data: object) -> Scenario:
         dice=_dice(data["dice"]),
         deck=_deck(data["deck"]),
         expect=_expect(data.get("expect")),
+        decisions=_decisions(data.get("decisions"), rules),
+        bots=_bots(data.get("bots"), rules.players),
     )
+
+
+def _decisions(decisions: object, rules: Rules) -> tuple | None:
+    if decisions is None:
+        return None
+    if not isinstance(decisions, list):
+        raise ValueError("decisions must be a list of [slot, kind, answer]")
+    seen = set()
+    out = []
+    for i, item in enumerate(decisions):
+        if not isinstance(item, list) or len(item) != 3:
+            raise ValueError(f"decisions[{i}] = {item!r}: each decision is [slot, kind, answer]")
+        slot, kind, answer = item
+        if type(slot) is not int or not 0 <= slot < rules.turn_slots:
+            raise ValueError(f"decisions[{i}]: slot {slot!r} is not 0..{rules.turn_slots - 1}")
+        if kind not in DECISION_KINDS:
+            raise ValueError(f"decisions[{i}]: kind {kind!r} is not upgrade, buy or takeover")
+        if kind == "upgrade":
+            if type(answer) is not int or not -1 <= answer < R.N_BARS:
+                raise ValueError(f"decisions[{i}]: an upgrade answers a bar 0..11 or -1")
+        elif type(answer) is not bool:
+            raise ValueError(f"decisions[{i}]: a {kind} answers true or false")
+        if (slot, kind) in seen:
+            raise ValueError(f"decisions[{i}]: a second {kind} decision in turn slot {slot}")
+        seen.add((slot, kind))
+        out.append((slot, kind, answer))
+    return tuple(out)
+
+
+def _bots(bots: object, players: int) -> tuple[str, ...] | None:
+    if bots is None:
+        return None
+    if (
+        not isinstance(bots, list)
+        or len(bots) != players
+        or not all(isinstance(b, str) for b in bots)
+    ):
+        raise ValueError(f"bots must be a list of {players} bot specs, one per seat")
+    return tuple(bots)
 
 
 def _policies(policies: object, players: int) -> tuple[ThresholdBot, ...]:
@@ -171,11 +265,13 @@ def _expect(expect: object) -> dict | None:
 
 def play_scenario(scenario: Scenario) -> tuple[Outcome, list[Event]]:
     """Play a scenario on the reference engine: its outcome and its event log."""
-    game = Game(scenario.rules, scenario.policies, ScriptedChance(scenario.dice, scenario.deck))
+    game = Game(scenario.rules, scenario.seats(), ScriptedChance(scenario.dice, scenario.deck))
     try:
         outcome = game.play()
     except ChanceExhausted as e:
         raise ScenarioError(f"{scenario.path}: {e} (ran out in round {game.round})") from None
+    except DecisionMismatch as e:
+        raise ScenarioError(f"{scenario.path}: {e}") from None
     return outcome, game.events
 
 
@@ -185,14 +281,18 @@ def play_scenarios_batch(scenarios: Sequence[Scenario]) -> list[dict]:
     from barbaron.bots.threshold import PerGameThreshold
 
     results: list[dict | None] = [None] * len(scenarios)
-    groups: dict[Rules, list[int]] = {}
-    for i, s in enumerate(scenarios):
-        groups.setdefault(s.rules, []).append(i)
-    for rules, members in groups.items():
+    groups: dict[object, list[int]] = {}
+    for i, s in enumerate(scenarios):  # a scenario with recorded decisions plays alone
+        groups.setdefault(s.rules if s.decisions is None else i, []).append(i)
+    for members in groups.values():
         group = [scenarios[i] for i in members]
-        seats = [
-            PerGameThreshold([s.policies[seat] for s in group]) for seat in range(rules.players)
-        ]
+        rules = group[0].rules
+        if group[0].decisions is not None:
+            seats = list(group[0].seats())
+        else:
+            seats = [
+                PerGameThreshold([s.policies[seat] for s in group]) for seat in range(rules.players)
+            ]
         script = Script.from_lists([s.dice for s in group], [s.deck for s in group])
         try:
             out = play_batch(
@@ -200,6 +300,8 @@ def play_scenarios_batch(scenarios: Sequence[Scenario]) -> list[dict]:
             )
         except ScriptExhausted as e:
             raise ScenarioError(f"{group[e.row].path}: {e}") from None
+        except DecisionMismatch as e:
+            raise ScenarioError(f"{group[0].path}: {e}") from None
         st = out.state
         for row, i in enumerate(members):
             worth = out.worth[row].tolist()

@@ -16,6 +16,7 @@ COMMANDS = (
     "tune",
     "report",
     "replay",
+    "duel",
     "bots",
     "bench",
     "check",

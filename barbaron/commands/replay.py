@@ -18,7 +18,9 @@ EPILOG = """examples:
   barbaron replay --log ../shared/conformance/case-0000.json
   barbaron replay --check ../shared/conformance/*.json
   barbaron replay --seed 3 --game 12 --bots hard normal normal normal --log
-  barbaron replay --run results/hard-vs-normal --game 1234 --check"""
+  barbaron replay --run results/hard-vs-normal --game 1234 --check
+  barbaron replay --seed 3 --game 12 --bots hard normal normal normal --html game.html
+  barbaron replay my-duel.json --html my-duel.html --rollouts 500"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +37,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="files: compare each outcome with the file's 'expect', report the "
         "first turn slot where coins diverge; --seed/--run: compare the "
         "reference engine with the batch engine; exit 1 if anything differs",
+    )
+    page = parser.add_argument_group("HTML replay")
+    page.add_argument(
+        "--html",
+        metavar="FILE.html",
+        help="write one game (one FILE, or --seed/--run) as a self-contained HTML page: board, "
+        "turn slider, coins and worth, the turn's story, win probabilities",
+    )
+    page.add_argument(
+        "--rollouts",
+        type=int,
+        default=200,
+        metavar="K",
+        help="with --html: games continued from each turn start, with the game's bots, to "
+        "estimate win probabilities (default 200; 0: none)",
     )
     seeded = parser.add_argument_group(
         "one game of a seeded run (instead of FILEs)",
@@ -63,6 +80,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.html is not None:
+        from barbaron.duel import check_writable
+
+        if args.log or args.check:
+            raise UsageError("--html writes a page; give it without --log or --check")
+        if args.rollouts < 0:
+            raise UsageError(f"--rollouts must be 0 or more, got {args.rollouts}")
+        check_writable(args.html, "--html")
     seeded = args.seed is not None or args.game is not None or args.bots is not None
     if args.run_dir is not None or seeded:
         if args.files:
@@ -81,6 +106,10 @@ def _replay_files(args: argparse.Namespace) -> int:
     from barbaron.scenario import ScenarioError, load_scenario, play_scenario
 
     scenarios = [load_scenario(path) for path in args.files]
+    if args.html is not None:
+        if len(scenarios) != 1:
+            raise UsageError(f"--html draws one game; got {len(scenarios)} files")
+        return _html_of_scenario(args, scenarios[0])
     if args.check:
         for s in scenarios:
             if s.expect is None:
@@ -142,6 +171,23 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     rules = Execution(
         rounds=args.rounds, start_coins=args.start_coins, seat_bonus=args.seat_bonus
     ).rules(len(strategies))
+    if args.html is not None:
+        from barbaron.streams import SeededChance
+
+        names = list(args.bots)
+        title = f"game {args.game} of seed {args.seed}"
+        return _write_html(
+            args,
+            rules,
+            strategies,
+            SeededChance(args.seed, args.game),
+            args.seed,
+            args.game,
+            names,
+            lineup_bots(args.bots),
+            names,
+            title,
+        )
     outcome, events = replay_game(rules, strategies, args.seed, args.game)
     if args.log:
         seats = ", ".join(f"seat {s} {spec}" for s, spec in enumerate(args.bots))
@@ -157,3 +203,69 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     verdict = f"DIFFER: {problems}" if problems else "agree"
     print(f"game {args.game}: reference and batch engine {verdict}")
     return 1 if problems else 0
+
+
+def _html_of_scenario(args: argparse.Namespace, scenario) -> int:
+    """The page of a scenario file: rollouts with its bots (a duel's human seat as Hard) or,
+    for a plain scenario, its threshold policies."""
+    from barbaron.runs import build_bots
+    from barbaron.scenario import ScriptedChance
+
+    if scenario.bots is not None:
+        names = list(scenario.bots)
+        rollout_specs = ["hard" if b == "human" else b for b in names]
+        rollout_bots = build_bots(rollout_specs)
+    else:
+        names = [repr(p) for p in scenario.policies]
+        rollout_specs, rollout_bots = names, list(scenario.policies)
+    chance = ScriptedChance(scenario.dice, scenario.deck)
+    return _write_html(
+        args,
+        scenario.rules,
+        list(scenario.seats()),
+        chance,
+        0,
+        0,
+        names,
+        rollout_bots,
+        rollout_specs,
+        f"{scenario.name} ({scenario.path})",
+        seeded=False,
+    )
+
+
+def _write_html(
+    args,
+    rules,
+    strategies,
+    chance,
+    seed,
+    game,
+    names,
+    rollout_bots,
+    rollout_specs,
+    title,
+    seeded=True,
+) -> int:
+    import time
+
+    from barbaron.duel import write_text
+    from barbaron.html_replay import record, render, win_probabilities
+    from barbaron.reference import ChanceExhausted
+    from barbaron.scenario import DecisionMismatch, ScenarioError
+
+    began = time.perf_counter()
+    try:
+        recorded = record(rules, strategies, chance, *((seed, game) if seeded else (None, None)))
+    except (ChanceExhausted, DecisionMismatch) as e:
+        raise ScenarioError(f"{title}: {e}") from None
+    winprob = win_probabilities(recorded, rollout_bots, seed, game, args.rollouts)
+    page = render(
+        recorded, names, winprob, title=title, rollouts=args.rollouts, rollout_bots=rollout_specs
+    )
+    write_text(args.html, page)
+    print(
+        f"wrote {args.html}: {len(recorded.snapshots)} frames, {args.rollouts} rollouts per "
+        f"turn start, in {time.perf_counter() - began:.1f} s"
+    )
+    return 0

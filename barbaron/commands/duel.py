@@ -1,0 +1,89 @@
+"""Play one game of Bar Baron in the terminal against the Homies (1 to 3 bots, default three
+Hard). Every turn shows the board and the turn's story; your decisions are prompts with the
+legal choices and a default on Enter. Answers may be piped in, one per line (the defaults are
+played when input ends). --save writes the game as a scenario file that 'barbaron replay'
+retells (--log), confirms (--check) and draws (--html)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from barbaron.commands._shared import add_rules_options
+from barbaron.config import MAX_INDEX
+from barbaron.errors import UsageError
+
+HELP = "play one game in the terminal against the Homies"
+EPILOG = """examples:
+  barbaron duel
+  barbaron duel --homies easy normal --seat 0 --seed 7
+  barbaron duel --timer 40 --save my-game.json
+  yes '' | barbaron duel --seed 3 --save game.json && barbaron replay --check game.json"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--homies",
+        nargs="+",
+        metavar="SPEC",
+        default=["hard", "hard", "hard"],
+        help="1 to 3 bot specs, your opponents in seat order (default: hard hard hard)",
+    )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        help="your seat, 0 (first to play) .. number of bots (default: drawn from the seed)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="the dice and cards (default: a random seed, printed)"
+    )
+    parser.add_argument(
+        "--timer",
+        type=float,
+        metavar="SECONDS",
+        help="seconds per decision; when they run out the autopilot plays it (default: none)",
+    )
+    parser.add_argument(
+        "--save", metavar="FILE.json", help="write the game as a scenario file at the end"
+    )
+    add_rules_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from barbaron.duel import check_writable, final_table, play_duel, write_text
+    from barbaron.runs import Execution, build_bots
+
+    if not 1 <= len(args.homies) <= 3:
+        raise UsageError(f"--homies takes 1 to 3 bot specs; got {len(args.homies)}")
+    build_bots(args.homies)  # an unknown spec fails here, before the game
+    players = len(args.homies) + 1
+    if args.seat is not None and not 0 <= args.seat < players:
+        raise UsageError(f"--seat must be 0..{players - 1} at a table of {players}")
+    if args.timer is not None and not args.timer > 0:
+        raise UsageError(f"--timer must be a positive number of seconds, got {args.timer:g}")
+    if args.seed is None:
+        import secrets
+
+        args.seed = secrets.randbelow(10**6)
+    if not 0 <= args.seed < MAX_INDEX:
+        raise UsageError("--seed must be a whole number from 0 to 2**63 - 1")
+    if args.save is not None:
+        check_writable(args.save, "--save")
+    rules = Execution(
+        rounds=args.rounds, start_coins=args.start_coins, seat_bonus=args.seat_bonus
+    ).rules(players)
+    try:
+        result = play_duel(
+            args.homies, seat=args.seat, seed=args.seed, timer=args.timer, rules=rules
+        )
+    except KeyboardInterrupt:
+        print("\ngame ended by Ctrl-C; nothing saved", flush=True)
+        return 130
+    print()
+    print(final_table(result))
+    if args.save is not None:
+        write_text(args.save, json.dumps(result.scenario()) + "\n")
+        print(f"saved to {args.save}: 'barbaron replay --log {args.save}' retells it")
+    sys.stdout.flush()
+    return 0

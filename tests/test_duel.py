@@ -1,0 +1,116 @@
+"""`barbaron duel`: a scripted game to the end whose saved file replays equal; the timer's
+autopilot; recorded decisions in scenario files; one-line errors for bad input."""
+
+import io
+import json
+import os
+
+import pytest
+
+from barbaron.cli import main
+from barbaron.duel import play_duel
+from barbaron.rules import Rules
+from barbaron.scenario import ScenarioError, load_scenario, play_scenario, play_scenarios_batch
+
+# a refusal, an Enter, an answer that is not a choice (asked again), then the defaults
+ANSWERS = "n\n\nmaybe\ny\n7\n1\nfoo\n0\ny\n"
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_scripted_duel_plays_to_the_end_and_its_file_replays_equal(tmp_path, capsys, monkeypatch):
+    saved = tmp_path / "duel.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO(ANSWERS))
+    status, out, err = run(
+        capsys, "duel", "--homies", "normal", "hard", "--seed", "5", "--seat", "1",
+        "--save", str(saved),
+    )  # fmt: skip
+    assert status == 0, err
+    assert "please answer again" in out  # a bad answer is asked again, not a crash
+    assert "=== Round 10/10" in out and "Payday" in out and "worth" in out
+    assert "(end of input: the default)" in out
+    assert "wins with a worth of" in out or "share the win" in out
+    data = json.loads(saved.read_text())
+    assert data["bots"] == ["normal", "human", "hard"]
+    assert {kind for _, kind, _ in data["decisions"]} <= {"upgrade", "buy", "takeover"}
+    final = data["expect"]["worth"]
+    for s, w in enumerate(final):  # the final table shows the engine's worths
+        assert f"S{s}" in out and str(w) in out
+    # replay --check confirms it, --log retells it, and both engines agree with it
+    status, checked, _ = run(capsys, "replay", "--check", str(saved))
+    assert status == 0 and "1 cases checked: 1 equal, 0 differ" in checked
+    status, log, _ = run(capsys, "replay", "--log", str(saved))
+    assert status == 0 and "the Bar Baron with" in log
+    scenario = load_scenario(saved)
+    outcome, _ = play_scenario(scenario)
+    assert outcome.to_dict() == data["expect"]
+    assert play_scenarios_batch([scenario])[0] == data["expect"]
+
+
+def test_the_same_answers_give_the_same_game(tmp_path):
+    games = []
+    for _ in range(2):
+        out = io.StringIO()
+        result = play_duel(["easy", "normal", "hard"], seat=None, seed=11, stdin=io.StringIO(
+            ANSWERS), stdout=out)  # fmt: skip
+        games.append(result.scenario())
+    assert games[0] == games[1]
+    assert 0 <= play_duel(["easy"], seat=None, seed=11, stdin=io.StringIO(""),
+                          stdout=io.StringIO()).human < 2  # fmt: skip
+
+
+def test_the_timer_lets_the_autopilot_play(tmp_path):
+    read, write = os.pipe()  # input that never comes (and never ends)
+    try:
+        with os.fdopen(read, "r", closefd=False) as stdin:
+            out = io.StringIO()
+            result = play_duel(
+                ["normal"], seat=0, seed=2, timer=0.05, stdin=stdin, stdout=out,
+                rules=Rules(players=2, rounds=3),
+            )  # fmt: skip
+    finally:
+        os.close(read)
+        os.close(write)
+    text = out.getvalue()
+    assert "time is up (0.05 s): the autopilot plays this decision" in text
+    assert len(result.outcome.trace) == 6
+
+
+def test_recorded_decisions_must_match_the_game(tmp_path):
+    out = io.StringIO()
+    result = play_duel(["hard"], seat=0, seed=4, stdin=io.StringIO(""), stdout=out)
+    data = result.scenario()
+    assert data["decisions"], "a game without decisions tests nothing"
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps({**data, "decisions": data["decisions"][:-1]}))
+    with pytest.raises(ScenarioError, match="holds no answer"):
+        play_scenario(load_scenario(path))
+    path.write_text(json.dumps({**data, "decisions": [[0, "sell", True]]}))
+    with pytest.raises(ScenarioError, match="kind 'sell'"):
+        load_scenario(path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--homies", "nosuchbot"], "nosuchbot"),
+        (["--homies", "hard", "hard", "hard", "hard"], "1 to 3"),
+        (["--seat", "4"], "--seat must be 0..3"),
+        (["--homies", "easy", "--seat", "-1"], "--seat must be 0..1"),
+        (["--timer", "0"], "--timer must be a positive"),
+        (["--timer", "-5"], "--timer must be a positive"),
+        (["--save", "/nonexistent-folder/x.json"], "does not exist"),
+        (["--save", "/"], "is a folder"),
+        (["--seed", "-1"], "--seed"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, argv, message):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    status, out, err = run(capsys, "duel", *argv)
+    assert status == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert "Round" not in out

@@ -1,0 +1,121 @@
+"""`barbaron replay --html`: a self-contained page whose last turn shows the engine's worths
+(checked in headless Chromium when one is installed), win probabilities, bad input."""
+
+import json
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from conftest import CONFORMANCE_FILES
+
+from barbaron.cli import main
+from barbaron.registry import make_bot
+from barbaron.replay import replay_game
+from barbaron.rules import Rules
+
+BOTS = ["hard", "normal", "easy", "hard"]
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def page_data(path):
+    text = path.read_text()
+    found = re.search(r'<script id="game-data" type="application/json">(.*?)</script>', text, re.S)
+    return json.loads(found.group(1))
+
+
+def engine_worth(seed=3, game=12):
+    outcome, _ = replay_game(Rules(), [make_bot(b) for b in BOTS], seed, game)
+    return list(outcome.worth)
+
+
+@pytest.fixture(scope="module")
+def seeded_page(tmp_path_factory):
+    path = tmp_path_factory.mktemp("html") / "game.html"
+    began = time.perf_counter()
+    status = main(["replay", "--seed", "3", "--game", "12", "--bots", *BOTS, "--html", str(path)])
+    assert status == 0
+    return path, time.perf_counter() - began
+
+
+def test_the_page_is_self_contained_and_holds_the_game(seeded_page):
+    path, seconds = seeded_page
+    assert seconds < 20  # the default 200 rollouts per turn start, 4 players
+    text = path.read_text()
+    assert not re.search(r'(src|href)="(https?:)?//', text)  # no network
+    assert "<svg" in text and 'id="slider"' in text
+    data = page_data(path)
+    frames = data["frames"]
+    assert len(frames) == 41  # 40 turn starts and closing time
+    assert frames[-1]["worth"] == engine_worth()
+    for s, w in enumerate(engine_worth()):  # the result is visible without stepping
+        assert f'id="final-worth-{s}">{w}<' in text
+    probs = np.array([f["winprob"] for f in frames], dtype=float)
+    assert np.allclose(probs.sum(axis=1), 1) and (probs >= 0).all()
+    assert probs[-1].tolist() == [float(w == max(engine_worth())) for w in engine_worth()]
+    assert probs[0, 0] > probs[0, 2]  # Hard in the first seat is likelier to win than Easy
+
+
+def test_a_scenario_file_and_a_run_game_make_pages_too(tmp_path, capsys):
+    page = tmp_path / "case.html"
+    status, out, err = run(capsys, "replay", str(CONFORMANCE_FILES[1]), "--html", str(page),
+                           "--rollouts", "20")  # fmt: skip
+    assert status == 0, err
+    expect = json.loads(CONFORMANCE_FILES[1].read_text())["expect"]
+    assert page_data(page)["frames"][-1]["worth"] == expect["worth"]
+    status, out, err = run(capsys, "replay", str(CONFORMANCE_FILES[1]), "--html", str(page),
+                           "--rollouts", "0")  # fmt: skip
+    assert status == 0 and page_data(page)["frames"][0]["winprob"][0] is None
+
+
+def find_browser():
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def test_in_a_real_browser_the_last_turn_shows_the_engines_worths(seeded_page, tmp_path):
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("no headless browser: install Debian's 'chromium' package to run this test")
+    path, _ = seeded_page
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path}",
+         "--dump-dom", f"{path.as_uri()}#turn=last"],
+        capture_output=True, text=True, timeout=50,
+    ).stdout  # fmt: skip
+    shown = dict(re.findall(r'id="worth-(\d)"[^>]*>(-?\d+)<', dom))
+    assert shown, "the page's script did not fill the players' table"
+    assert [int(shown[str(s)]) for s in range(len(BOTS))] == engine_worth()
+    assert 'data-frame="40"' in dom  # the script stepped to the last turn
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--html", "/nonexistent-folder/x.html"], "does not exist"),
+        (["--html", "/"], "is a folder"),
+        (["--html", "x.html", "--rollouts", "-1"], "--rollouts must be 0 or more"),
+        (["--html", "x.html", "--log"], "without --log"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, "replay", "--seed", "1", "--game", "0", "--bots", "hard",
+                           "hard", *argv)  # fmt: skip
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_html_draws_one_file(capsys, tmp_path):
+    files = [str(f) for f in CONFORMANCE_FILES[:2]]
+    status, _, err = run(capsys, "replay", *files, "--html", str(tmp_path / "x.html"))
+    assert status == 2 and "one game" in err
