@@ -22,6 +22,8 @@ specification; this engine is tested against it game for game.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -285,7 +287,9 @@ def play_slot(
     asked = np.flatnonzero(st.may_upgrade)
     if asked.size:
         view = _view(rules, state, seed, seat, slot, Decision.UPGRADE)
-        st.upgrade[asked] = _checked_upgrades(strategy, view, asked)
+        with _read_only(state):
+            choice = _checked_upgrades(strategy, view, asked)
+        st.upgrade[asked] = choice
     play_rest_of_turn(rules, strategy, seed, state, st, round_number, seat)
 
 
@@ -311,8 +315,30 @@ def play_rest_of_turn(
         asked = np.flatnonzero(st.pending == decision)
         if asked.size:
             view = _view(rules, state, seed, seat, slot, decision)
-            st.answer[asked] = ask(strategy, decision, view, asked, st.pending_bar[asked])
+            with _read_only(state):
+                answer = ask(strategy, decision, view, asked, st.pending_bar[asked])
+            st.answer[asked] = answer
     _finish_turn(seat, st)
+
+
+@contextlib.contextmanager
+def _read_only(state: BatchState) -> Iterator[None]:
+    """The state's arrays, and every array their memory hangs from, read-only while a strategy
+    decides: its read-only views of them cannot be made writable again (numpy refuses
+    ``setflags(write=True)``) and their ``base`` cannot be written, so no strategy can change
+    a game."""
+    chain = []
+    for array in (state.game, state.coins, state.position, state.skip, state.owner, state.level):
+        while isinstance(array, np.ndarray):
+            chain.append((array, array.flags.writeable))
+            array = array.base
+    for array, _ in chain:
+        array.flags.writeable = False
+    try:
+        yield
+    finally:
+        for array, writeable in reversed(chain):  # owners first: a view may then follow
+            array.flags.writeable = writeable
 
 
 def _view(

@@ -119,5 +119,13 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
     return None, ""
 
 
+def entry() -> None:
+    """The ``barbaron`` console script: :func:`main`, then exit without listening to another
+    Ctrl-C (a second one while the interpreter shuts down would only print a traceback)."""
+    status = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

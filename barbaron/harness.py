@@ -403,13 +403,18 @@ def _dask_backend(job: Job) -> Iterator[None]:
 
 
 def run_units(
-    job: Job, units: Iterable[int], task: Callable[..., UnitResult] = play_unit
+    job: Job,
+    units: Iterable[int],
+    task: Callable[..., UnitResult] = play_unit,
+    leftovers: list[UnitResult] | None = None,
 ) -> Iterator[UnitResult]:
     """Run ``task(job, unit)`` (by default :func:`play_unit`) for ``units`` on the job's
     workers and yield the results in unit order as they finish.
 
     On this machine the process itself is one of the workers: it plays units while the other
-    ``workers - 1`` processes start and play theirs, so a second worker pays off at once.
+    ``workers - 1`` processes start and play theirs, so a second worker pays off at once. When
+    the run fails or is interrupted, the units that finished but could not be yielded yet (their
+    turn had not come) are put in ``leftovers``, so that none of the work is lost.
     """
     if job.backend == "dask":
         yield from _on_dask(job, units, task)
@@ -429,10 +434,12 @@ def run_units(
     # a worker killed while it held a lock makes loky's resource tracker warn at exit, on the
     # terminal's stderr: the run already says in one line that a worker died
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:" + _LOKY_TRACKER)
+    parent = os.getpid()
     with warnings.catch_warnings():  # a resize waits for an earlier run's warm-up: fine
         warnings.filterwarnings("ignore", "Trying to resize an executor", UserWarning)
-        executor = get_reusable_executor(max_workers=helpers)
-    parent = os.getpid()
+        executor = get_reusable_executor(
+            max_workers=helpers, initializer=_watch_parent, initargs=(parent,)
+        )
     # the helpers get units only once they have started (imports, compiled kernels): until
     # then this process plays on, so no unit waits for a process that is still starting
     warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
@@ -468,9 +475,16 @@ def run_units(
             future.cancel()
         wait([f for f in running.values() if not f.cancelled()], timeout=60)
         raise
-    finally:  # a failure or an interrupt: queued units never start
-        for future in [*warming, *running.values()]:
-            future.cancel()
+    except BaseException:  # a failure or an interrupt: keep what finished, stop the helpers
+        if leftovers is not None:
+            leftovers.extend(mine.values())
+            leftovers.extend(
+                f.result()
+                for f in running.values()
+                if f.done() and not f.cancelled() and f.exception() is None
+            )
+        executor.shutdown(wait=False, kill_workers=True)  # nothing to wait for at exit
+        raise
 
 
 _LOKY_TRACKER = "joblib.externals.loky.backend.resource_tracker"
@@ -498,12 +512,23 @@ def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:
 def _in_worker(task: Callable[..., UnitResult], parent: int, job: Job, unit: int) -> UnitResult:
     """``task(job, unit)`` in a worker process that ends itself as soon as the process that
     started the run is gone, however that ended (no orphans playing on)."""
+    _watch_parent(parent)
+    return task(job, unit)
+
+
+def _watch_parent(parent: int) -> None:
+    """In a worker process: end it as soon as ``parent`` is gone (checked twice a second). Run
+    when the worker starts, and again with every task (a worker of a dask cluster has another
+    parent: it is left alone)."""
     import threading
 
     name = "barbaron-watch-parent"
-    if os.getppid() == parent and not any(t.name == name for t in threading.enumerate()):
+    if os.getppid() != parent:
+        if os.getppid() == 1:  # the run's process died while this one was starting
+            os._exit(1)
+        return
+    if not any(t.name == name for t in threading.enumerate()):
         threading.Thread(target=_exit_with_parent, args=(parent,), name=name, daemon=True).start()
-    return task(job, unit)
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -26,6 +26,7 @@ or ``package.module:ClassName[:key=value,...]``. Values: whole numbers, decimals
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import sys
@@ -382,6 +383,8 @@ def make_bot(spec: str) -> Strategy:
         raise BotSpecError(
             f"bot {spec!r}: {cls.__name__}() raised {type(e).__name__}: {e}"
         ) from None
+    with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
+        bot.spec = spec
     if not all(callable(getattr(bot, m, None)) for m in ("upgrade", "buy", "takeover")):
         raise BotSpecError(
             f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, "

@@ -137,7 +137,8 @@ def rows_table(job: Job, rows: list[ArmRows]) -> pa.Table:
         n = len(arm_rows.game)
         columns = {}
         if len(job.arms) > 1:
-            columns["arm"] = _labels(np.full(n, arm_index, dtype=np.int8), labels)
+            codes = np.full(n, arm_index, dtype=np.int8 if len(labels) <= 127 else np.int16)
+            columns["arm"] = _labels(codes, labels)
         for field in dataclasses.fields(ArmRows):
             values = getattr(arm_rows, field.name)
             columns[field.name] = (
@@ -187,7 +188,7 @@ OWN_NAMES = {
 OWN_FOLDERS = {GAMES, TALLIES}  # games.parquet was a single file before barbaron 0.2
 NAME_MAX = 255  # the longest file name most file systems take
 _SHARD = re.compile(r"unit-(\d{7})(\.parquet|\.npz|\.tmp|\.tmp\.npz)")
-_TEMPORARY = re.compile(r".+\.tmp|\..+\.tmp\.png")
+_TEMPORARY = re.compile(r"(manifest\.json|summary\.json|summary\.csv)\.tmp|\.[\w.-]+\.tmp\.png")
 
 
 def read_manifest(folder: Path) -> dict:
@@ -250,6 +251,12 @@ class FolderLock:
                     f"{out} is being written by another barbaron run (it holds {self.path}); "
                     "wait for it to end or choose another --out"
                 ) from None
+            if os.fstat(fd).st_size:  # barbaron's lock files are empty: this one is not ours
+                os.close(fd)
+                raise ResultsError(
+                    f"{self.path} is not barbaron's lock file (it is not empty): move it away or "
+                    "choose another --out"
+                )
             try:
                 same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
@@ -314,7 +321,12 @@ class RunFolder:
         self.out = Path(out).resolve()  # so that "a/.." never names a parent to replace
         if self.out.parent == self.out or not self.out.name:
             raise ResultsError(f"--out {out!r} names no folder to create")
-        if len(self.out.name.encode()) + len(".partial") > NAME_MAX:
+        if self.out.name.endswith(".partial") or self.out.name.endswith(".lock"):
+            raise ResultsError(
+                f"--out {self.out.name!r}: names ending in .partial or .lock are barbaron's own "
+                "(an interrupted run, a run's lock); choose another name"
+            )
+        if len(os.fsencode(self.out.name)) + len(".partial") > NAME_MAX:
             raise ResultsError(
                 f"--out name {self.out.name[:40]!r}... is too long: at most "
                 f"{NAME_MAX - len('.partial')} bytes (barbaron adds .partial while it writes)"
@@ -324,7 +336,7 @@ class RunFolder:
         self.record = job_record(job)
         self._done: set[int] = set()
         self.replayed = 0  # units of an interrupted run that were unreadable and are played again
-        made = self._make_parents()
+        made = self._made = self._make_parents()
         self._lock = FolderLock(self.out)
         try:
             self.manifest = self._prepare(force, resume)
@@ -361,6 +373,12 @@ class RunFolder:
                     "replaces only those; choose another --out"
                 )
         if self.partial.exists() or self.partial.is_symlink():
+            why = foreign_content(self.partial)
+            if why:
+                raise ResultsError(
+                    f"{self.partial} is not an interrupted barbaron run ({why}): move it away "
+                    "or choose another --out"
+                )
             if resume:
                 manifest = self._resumable()
                 self._done = set(self._valid_units())
@@ -369,12 +387,6 @@ class RunFolder:
                 raise ResultsError(
                     f"{self.partial} holds an interrupted run: add --resume to "
                     "continue it or --force to start over"
-                )
-            why = foreign_content(self.partial)
-            if why:
-                raise ResultsError(
-                    f"{self.partial} is not an interrupted barbaron run ({why}); --force "
-                    "removes only those: move it away or choose another --out"
                 )
             shutil.rmtree(self.partial)
         elif resume:
@@ -385,7 +397,7 @@ class RunFolder:
             "command": self.command,
             "argv": sys.argv,
             "job": self.record,
-            "workers": job.workers,
+            "workers": min(job.workers, job.units),
             "backend": job.backend,
             "batch_size": job.batch_size,
             "barbaron": __version__,
@@ -425,13 +437,14 @@ class RunFolder:
                     f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
                     "games would mix two versions; use --force to start over"
                 )
-        then = manifest.get("plugins") or {}
-        for plugin, digest in plugin_hashes(specs).items():
-            if then.get(plugin) != digest:
-                raise ResultsError(
-                    f"cannot resume {self.partial}: the plugin {plugin} has changed since it "
-                    "started, so its games would mix two strategies; use --force to start over"
-                )
+        then, now = manifest.get("plugins"), plugin_hashes(specs)
+        if then != now:
+            changed = sorted(p for p in now if not isinstance(then, dict) or then.get(p) != now[p])
+            what = f"the plugin {changed[0]} has changed" if changed else "its plugins differ"
+            raise ResultsError(
+                f"cannot resume {self.partial}: {what} since it started, so its games would mix "
+                "two strategies; use --force to start over"
+            )
         return manifest
 
     # --- units --------------------------------------------------------------------------
@@ -469,13 +482,21 @@ class RunFolder:
         return valid
 
     def _unit_ok(self, unit: int) -> bool:
+        """Are the unit's tally and shard complete, readable, and this unit's own?"""
         try:
+            with np.load(self._tally(unit), allow_pickle=False) as data:
+                if int(data["unit"]) != unit:
+                    return False
             tallies = self.load_tallies(unit)
-            deals = len(self.job.unit_deals(unit))
+            deals = self.job.unit_deals(unit)
             players = self.job.players
-            if any(t.position_share.shape != (deals, players) for t in tallies):
+            if any(t.position_share.shape != (len(deals), players) for t in tallies):
                 return False
-            return pq.ParquetFile(self._shard(unit)).metadata.num_rows == self._expected_rows(unit)
+            rows = pq.ParquetFile(self._shard(unit)).read()  # every page: damage shows here
+            dealt = rows.column("deal").to_numpy()
+            return rows.num_rows == self._expected_rows(unit) and bool(
+                dealt.min() == deals[0] and dealt.max() == deals[-1]
+            )
         except Exception:  # unreadable in any way: play it again
             return False
 
@@ -501,6 +522,7 @@ class RunFolder:
             for i, t in enumerate(result.tallies)
             for f in dataclasses.fields(ArmTally)
         }
+        arrays["unit"] = np.int64(result.unit)  # so that a tally copied to another name is found
         tally = self._tally(result.unit)
         with _written(tally, tally.with_name(f"unit-{result.unit:07d}.tmp.npz")) as tmp:
             np.savez(tmp, **arrays)
@@ -565,6 +587,13 @@ class RunFolder:
     def close(self) -> None:
         """Let go of the folder's lock (a finished or failed run)."""
         self._lock.release()
+
+    def discard(self) -> None:
+        """Remove the partial folder, and the folders made for it, of a run that kept nothing."""
+        shutil.rmtree(self.partial, ignore_errors=True)
+        for folder in self._made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
 
 class InMemory:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -62,7 +63,8 @@ def execute(
     )
     start = time.perf_counter()
     games_now = 0
-    results = run_units(job, todo, folder.unit_task())
+    leftovers: list[UnitResult] = []
+    results = run_units(job, todo, folder.unit_task(), leftovers)
     try:
         for result in _dead_workers_named(results, job, finished):
             folder.add(result)
@@ -73,6 +75,11 @@ def execute(
             if on_unit is not None and on_unit(result, totals):
                 stopped = True
                 break
+    except BaseException:  # keep every unit that finished, in whatever order, for --resume
+        for result in leftovers:
+            with contextlib.suppress(Exception):  # best effort: the run is failing already
+                folder.add(result)
+        raise
     finally:
         results.close()  # an early stop: cancel the units still queued before finishing
         bar.close()

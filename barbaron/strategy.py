@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -208,11 +209,25 @@ class BatchView:
 
 
 def describe(strategy: object) -> str:
-    """A strategy's name and parameters, for error messages."""
-    text = repr(strategy)
+    """A strategy's spec (as given on the command line, where it was built from one), or its
+    name and parameters, for error messages; never fails, whatever the strategy's repr does."""
+    spec = getattr(strategy, "spec", None)
+    if isinstance(spec, str):
+        return spec
     cls = type(strategy)
+    text = safe_text(strategy, repr)
     names = [n for n in (cls.__name__, getattr(cls, "registered_name", None)) if n]
     return text if any(text.startswith(n) for n in names) else f"{cls.__name__} ({text})"
+
+
+def safe_text(value: object, show: Callable[[object], str] = str) -> str:
+    """``show(value)`` on one line, or a placeholder where that fails (a plugin's own
+    exception or repr may raise, or span lines)."""
+    try:
+        text = show(value)
+    except Exception as e:
+        return f"<{type(value).__name__} that cannot be shown: {type(e).__name__}>"
+    return " ".join(str(text).split()) if "\n" in str(text) else str(text)
 
 
 def checked_answer(strategy: object, decision: Decision, answer: object, size: int) -> np.ndarray:
@@ -226,6 +241,12 @@ def checked_answer(strategy: object, decision: Decision, answer: object, size: i
         raise IllegalDecision(
             f"{describe(strategy)}.{decision.method} must return {size} {kind} as an "
             f"array, got shape {answer.shape} of {answer.dtype}"
+        )
+    if integers and size and (answer.max() > R.N_BARS - 1 or answer.min() < -1):
+        bad = answer[(answer > R.N_BARS - 1) | (answer < -1)][0]
+        raise IllegalDecision(
+            f"{describe(strategy)}.upgrade answered {bad}: a bar is 0 to {R.N_BARS - 1}, or -1 "
+            "for no upgrade"
         )
     return answer
 
@@ -247,7 +268,7 @@ def ask(
         raise
     except BaseException as e:
         raise StrategyError(
-            f"{describe(strategy)}.{decision.method} raised {type(e).__name__}: {e}"
+            f"{describe(strategy)}.{decision.method} raised {type(e).__name__}: {safe_text(e)}"
         ) from e
     return checked_answer(strategy, decision, answer, games.size)
 
@@ -381,8 +402,9 @@ def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int 
         if answer is None:
             return -1
         if isinstance(answer, numbers.Integral) and not isinstance(answer, bool | np.bool_):
-            return int(answer)
-        expected = "None or a bar index (an int)"
+            if -1 <= answer < R.N_BARS:
+                return int(answer)
+        expected = f"None or a bar index (0 to {R.N_BARS - 1})"
     else:
         if isinstance(answer, bool | np.bool_):
             return bool(answer)

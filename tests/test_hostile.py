@@ -178,7 +178,7 @@ def test_a_manifest_that_is_not_barbarons_is_refused(tmp_path, capsys, monkeypat
     interrupted(tmp_path, capsys, argv, monkeypatch)
     (Path(f"{out}.partial") / "manifest.json").write_text("[1, 2, 3]")
     status, _, err = run(capsys, *argv, "--resume")
-    assert status == 2 and one_line(err) and "cannot resume" in err
+    assert status == 2 and one_line(err) and "is not an interrupted barbaron run" in err
 
 
 # --- faults -----------------------------------------------------------------------------------
@@ -442,3 +442,96 @@ def test_a_plugin_whose_constructor_fails_is_one_line(tmp_path, capsys):
         capsys, "play", "--bots", f"{plugin}:Broken", "easy", "--out", tmp_path / "b"
     )
     assert status == 2 and one_line(err) and "Broken() raised RuntimeError: no config file" in err
+
+
+# --- second round of probes ------------------------------------------------------------------
+def test_an_out_named_like_a_partial_or_a_lock_is_refused(tmp_path, capsys):
+    for name in ("C.partial", ".C.lock"):
+        status, _, err = run(capsys, *PLAY, "--out", tmp_path / name)
+        assert status == 2 and one_line(err) and "barbaron's own" in err
+
+
+@pytest.mark.parametrize("damage", ["another unit's shard", "another unit's tally", "mid-file"])
+def test_resume_replays_units_whose_files_are_not_their_own(
+    tmp_path, capsys, monkeypatch, reference, damage
+):
+    out = tmp_path / "d"
+    argv = [*PLAY, "--out", out, "--workers", "1"]
+    interrupted(tmp_path, capsys, argv, monkeypatch)
+    partial = Path(f"{out}.partial")
+    games, tallies = partial / "games.parquet", partial / "tallies"
+    if damage == "another unit's shard":
+        (games / "unit-0000001.parquet").write_bytes((games / "unit-0000002.parquet").read_bytes())
+    elif damage == "another unit's tally":
+        (tallies / "unit-0000001.npz").write_bytes((tallies / "unit-0000002.npz").read_bytes())
+    else:
+        path = games / "unit-0000001.parquet"
+        data = bytearray(path.read_bytes())
+        third = len(data) // 3
+        data[third : 2 * third] = bytes(255 - b for b in data[third : 2 * third])
+        path.write_bytes(bytes(data))
+    status, _, err = run(capsys, *argv, "--resume")
+    assert status == 0, err
+    assert pd.read_parquet(out / "games.parquet").equals(reference)
+
+
+def test_force_keeps_a_users_tmp_file_and_lock_file(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert run(capsys, *PLAY, "--out", out, "--workers", "1")[0] == 0
+    (out / "important.tmp").write_text("notes")
+    status, _, err = run(capsys, *PLAY, "--out", out, "--force")
+    assert status == 2 and "'important.tmp', which barbaron did not write" in err
+    lock = tmp_path / ".mine.lock"
+    lock.write_text("my data")
+    status, _, err = run(capsys, *PLAY, "--out", tmp_path / "mine")
+    assert status == 2 and "not barbaron's lock file" in err and lock.read_text() == "my data"
+
+
+def test_more_than_127_lineups_in_one_run(tmp_path, capsys):
+    argv = ["seats", "--bots", "miser", "--players", "2", "--games", "2", "--bonus", "0:640:5"]
+    status, _, err = run(capsys, *argv, "--workers", "1", "--quiet", "--out", tmp_path / "s")
+    assert status == 0, err
+    assert pd.read_parquet(tmp_path / "s" / "games.parquet")["arm"].nunique() == 129
+
+
+ROGUE = """
+import numpy as np
+from barbaron.strategy import ScalarStrategy, Strategy
+
+class Cheat(Strategy):
+    def buy(self, view, games, bars):
+        view.coins.setflags(write=True)
+        return np.ones(games.size, dtype=bool)
+
+class Huge(ScalarStrategy):
+    def buy_one(self, game, bar):
+        return True
+
+    def upgrade_one(self, game):
+        return 10**30
+
+class BadRepr(Strategy):
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    def buy(self, view, games, bars):
+        raise RuntimeError("first line\\nsecond line")
+"""
+
+
+@pytest.mark.parametrize(
+    "bot, status, words",
+    [
+        ("Cheat", 1, "ValueError"),
+        ("Huge", 2, "answered 1000000000000000000000000000000; it must answer None or a bar"),
+        ("BadRepr", 1, "raised RuntimeError: first line second line"),
+    ],
+)
+def test_rogue_plugins_cannot_change_a_game_and_fail_in_one_line(
+    tmp_path, capsys, bot, status, words
+):
+    plugin = tmp_path / "rogue.py"
+    plugin.write_text(ROGUE)
+    argv = ["play", "--bots", f"{plugin}:{bot}", "greedy", "--games", "200", "--workers", "1"]
+    got, _, err = run(capsys, *argv, "--start-coins", "5000", "--quiet", "--out", tmp_path / "g")
+    assert got == status and one_line(err) and words in err, err
