@@ -93,5 +93,15 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     if not 0 <= deal < deals:
         raise UsageError(f"--game must be 0..{deals * rotations - 1} for this run")
     lineup = tuple(arms[label]["bots"])
+    recorded = manifest.get("plugins")
+    if isinstance(recorded, dict):  # a changed plugin would replay another game
+        from barbaron.results import plugin_hashes
+
+        for plugin, digest in plugin_hashes(list(lineup)).items():
+            if recorded.get(plugin) != digest:
+                raise UsageError(
+                    f"the plugin {plugin} has changed since {run_dir} was played: its games "
+                    "cannot be replayed with it"
+                )
     bots = tuple(lineup[i] for i in rotated(lineup, rotation))
     return RunGame(game, seed, deal, rotation, bots, dict(arms[label]["rules"]))

@@ -535,3 +535,16 @@ def test_rogue_plugins_cannot_change_a_game_and_fail_in_one_line(
     argv = ["play", "--bots", f"{plugin}:{bot}", "greedy", "--games", "200", "--workers", "1"]
     got, _, err = run(capsys, *argv, "--start-coins", "5000", "--quiet", "--out", tmp_path / "g")
     assert got == status and one_line(err) and words in err, err
+
+
+def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys):
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(PLUGIN.format(cushion=100))
+    out = tmp_path / "p"
+    argv = [*PLAY, "--out", out, "--workers", "1"]
+    argv[2] = f"{plugin}:Mine"
+    assert run(capsys, *argv)[0] == 0
+    assert run(capsys, "replay", "--run", out, "--game", "3", "--check")[0] == 0
+    plugin.write_text(PLUGIN.format(cushion=300))
+    status, _, err = run(capsys, "replay", "--run", out, "--game", "3", "--check")
+    assert status == 2 and one_line(err) and f"the plugin {plugin} has changed" in err
