@@ -25,11 +25,16 @@ from barbaron.runs import (
     RunOptions,
     RunResult,
     build_bots,
+    checked,
+    distinct,
     execution_of,
     field_of,
     frame,
     lineup_bots,
     parse_values,
+    players_of,
+    shown,
+    specs_of,
 )
 from barbaron.tournament import TournamentResult, tournament
 from barbaron.tuning import TuneResult, tune
@@ -130,6 +135,8 @@ def play(bots: Sequence[str], *, games: int = 20_000, **options: Unpack[RunOptio
     from barbaron.harness import Arm
 
     execution = execution_of(options)
+    bots = specs_of(bots, "--bots")
+    games = checked(games, "games", "whole")
     lineup_bots(bots)
     arm = Arm("play", tuple(bots), execution.rules(len(bots)))
     with Run.open("play", execution, [arm], games) as run:
@@ -145,20 +152,27 @@ def compare(
     base: str,
     *,
     field: str | Sequence[str] = "normal",
-    players: int = 4,
+    players: int | None = None,
     max_games: int = 100_000,
     elo0: float | None = None,
     elo1: float | None = None,
     **options: Unpack[RunOptions],
 ) -> CompareResult:
     """Is NEW stronger than BASE? Both play the same deals in the same seats against the same
-    ``field``; the result is the paired difference of their win shares with its 95% interval.
-    With ``elo0``/``elo1`` a sequential probability ratio test stops as soon as the answer is
-    clear (at most ``max_games`` games per arm); otherwise exactly ``max_games`` are played."""
+    ``field`` (one spec for every other seat of a table of ``players``, default 4; or one spec
+    per other seat, when ``players``, if given, must be their number + 1); the result is the
+    paired difference of their win shares with its 95% interval. With ``elo0``/``elo1`` (at least
+    0.5 Elo apart) a sequential probability ratio test stops as soon as the answer is clear (at
+    most ``max_games`` games per arm); otherwise exactly ``max_games`` are played."""
     from barbaron.harness import SHARE_SCALE, Arm
     from barbaron.stats import Estimate, Sprt, estimate
 
     execution = execution_of(options)
+    new = checked(new, "NEW", "text")
+    base = checked(base, "BASE", "text")
+    max_games = checked(max_games, "max_games", "whole")
+    elo0 = checked(elo0, "elo0", "number", optional=True)
+    elo1 = checked(elo1, "elo1", "number", optional=True)
     field = field_of(field, players)
     build_bots([new, base, *field])
     rules = execution.rules(len(field) + 1)
@@ -166,7 +180,9 @@ def compare(
     sprt = None
     if elo0 is not None or elo1 is not None:
         try:
-            sprt = Sprt(elo0 if elo0 is not None else 0.0, elo1 if elo1 is not None else 10.0)
+            sprt = Sprt(
+                float(elo0) if elo0 is not None else 0.0, float(elo1) if elo1 is not None else 10.0
+            )
         except ValueError as e:
             raise UsageError(str(e)) from None
     rotations = len(field) + 1 if execution.rotate else 1
@@ -245,31 +261,38 @@ def compare(
 def seats(
     bots: str | Sequence[str],
     *,
-    bonus: str | Sequence[float] = "0:200:25",
-    players: int = 4,
+    bonus: str | float | Sequence[float] = "0:200:25",
+    players: int | None = None,
     games: int = 20_000,
     **options: Unpack[RunOptions],
 ) -> SeatsResult:
     """Seat fairness: for each seat bonus, every seat's win share; and the bonus at which the
     seats come out even, where the least-squares slope of win share over seat index crosses
     zero (interpolated; its 95% interval from where the slope's band crosses zero). One spec
-    plays every seat (each deal once: rotations would repeat identical games); 2 to 4 specs
-    make a mixed table played in rotation. ``bonus``: a list, or text like ``"0:200:25"``."""
+    plays every seat of a table of ``players`` (default 4; each deal once: rotations would
+    repeat identical games); 2 to 4 specs make a mixed table played in rotation (``players``, if
+    given, must be their number). ``bonus``: a list of whole numbers, one number, or text like
+    ``"0:200:25"``; each bonus once."""
     import numpy as np
 
     from barbaron.harness import Arm
     from barbaron.stats import zero_crossing
 
     execution = execution_of(options)
-    bots = [bots] if isinstance(bots, str) else list(bots)
+    bots = specs_of(bots, "--bots")
+    players = players_of(players)
+    games = checked(games, "games", "whole")
     if len(bots) == 1:
-        bots = bots * players
-    if not 2 <= len(bots) <= 4:
+        bots = bots * (players or 4)
+    elif not 2 <= len(bots) <= 4:
         raise UsageError(f"--bots takes 1 bot (with --players) or 2 to 4 bots; got {len(bots)}")
+    elif players is not None and players != len(bots):
+        raise UsageError(
+            f"--players {players} disagrees with the {len(bots)} --bots specs: give --players "
+            f"{len(bots)} or leave it out"
+        )
     build_bots(bots)
-    bonuses = sorted(set(parse_values(bonus, "--bonus") if isinstance(bonus, str) else bonus))
-    if not 1 <= len(bonuses) <= MAX_POINTS:
-        raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonuses)}")
+    bonuses = sorted(bonuses_of(bonus))
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses]
     identical = len(set(bots)) == 1  # every rotation is the same game: play each deal once
@@ -317,6 +340,22 @@ def seats(
         return run.finish(SeatsResult, summary, table)
 
 
+def bonuses_of(bonus: object) -> list:
+    """The seat bonuses of ``bonus``: text (``"0:200:25"``), one number, or a list of them;
+    each once, 1 to MAX_POINTS of them; else a UsageError."""
+    if isinstance(bonus, str):
+        return parse_values(bonus, "--bonus")
+    if isinstance(bonus, int | float) and not isinstance(bonus, bool):
+        bonus = [bonus]
+    if isinstance(bonus, bytes | dict | set) or not isinstance(bonus, Sequence):
+        raise UsageError(
+            f"bonus must be text like '0:200:25', a number or a list of numbers, got {shown(bonus)}"
+        )
+    if not 1 <= len(bonus) <= MAX_POINTS:
+        raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonus)}")
+    return distinct([checked(b, "bonus", "number") for b in bonus], "--bonus")
+
+
 # --- sweep -----------------------------------------------------------------------------------
 def sweep(
     bot: str,
@@ -324,20 +363,31 @@ def sweep(
     values: str | Sequence[object],
     *,
     field: str | Sequence[str] | None = None,
-    players: int = 4,
+    players: int | None = None,
     games: int = 20_000,
     **options: Unpack[RunOptions],
 ) -> SweepResult:
     """Play ``bot`` with each of ``values`` (a list, or text like ``"0:600:50"``) of its
-    parameter ``param`` against a fixed field (default: the bot with its default parameters),
-    in rotation: its win share per value."""
+    parameter ``param`` (each value once) against a fixed field (default: the bot with its
+    default parameters; one spec for every other seat of a table of ``players``, default 4, or
+    one spec per other seat), in rotation: its win share per value."""
     from barbaron.harness import Arm
     from barbaron.registry import split_spec, with_param
 
     execution = execution_of(options)
-    values = parse_values(values, "--param") if isinstance(values, str) else list(values)
+    bot = checked(bot, "bot", "text")
+    param = checked(param, "param", "text")
+    games = checked(games, "games", "whole")
+    if isinstance(values, str):
+        values = parse_values(values, "--param")
+    elif isinstance(values, bytes | dict | set) or not isinstance(values, Sequence):
+        raise UsageError(
+            f"values must be text like '0:600:50' or a list of values of {param}, "
+            f"got {shown(values)}"
+        )
     if not 1 <= len(values) <= MAX_POINTS:
         raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
+    values = distinct(list(values), f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     specs = [with_param(bot, param, v) for v in values]
     build_bots(specs + field)
@@ -380,4 +430,3 @@ def sweep(
             {"param": param, "value": p["value"], **{k: p[k] for k in columns}} for p in points
         ]
         return run.finish(SweepResult, summary, table)
-

@@ -484,4 +484,3 @@ def format_log(events: Sequence[Event], rounds: int) -> str:
         who = "  " if event.seat < 0 else f"  seat {event.seat} "
         lines.append(f"{who}{event.text}")
     return "\n".join(lines)
-

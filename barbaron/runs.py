@@ -5,8 +5,9 @@ they return, and the run itself (a results folder or memory; Ctrl-C and faults a
 from __future__ import annotations
 
 import math
-import shutil
-from collections.abc import Callable, Sequence
+import numbers
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
@@ -61,6 +62,25 @@ class Execution:
     progress: bool = False  # a progress bar (and the SPRT's lines) on the terminal
 
     def __post_init__(self) -> None:
+        kinds = {
+            "seed": "whole",
+            "rotate": "bool",
+            "rounds": "whole",
+            "start_coins": "whole",
+            "seat_bonus": "whole",
+            "force": "bool",
+            "resume": "bool",
+            "workers": "whole",
+            "batch_size": "whole",
+            "backend": "text",
+            "progress": "bool",
+        }
+        for name, kind in kinds.items():
+            object.__setattr__(self, name, checked(getattr(self, name), name, kind))
+        checked(self.out, "out", "path", optional=True)
+        checked(self.scheduler, "scheduler", "text", optional=True)
+        if self.scheduler is not None and self.backend != "dask":
+            raise UsageError("--scheduler needs --backend dask (a scheduler is a dask cluster's)")
         if self.out is None and (self.force or self.resume):
             raise UsageError("force and resume need a results folder (out)")
         if self.force and self.resume:
@@ -145,18 +165,112 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(flat_rows(rows))
 
 
+# --- checking arguments ------------------------------------------------------------------------
+MAX_MAGNITUDE = 1e12  # the largest number a list of values (--bonus, --param) may hold
+
+KINDS = {
+    "whole": "a whole number",
+    "bool": "True or False",
+    "number": "a number",
+    "text": "non-empty text",
+    "path": "a folder path (text or a pathlib.Path)",
+}
+
+
+def shown(value: object) -> str:
+    """``value`` for a one-line message: its repr (shortened) and its type."""
+    text = " ".join(repr(value).split())
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return text if value is None else f"{text} ({type(value).__name__})"
+
+
+def checked(value: object, name: str, kind: str, *, optional: bool = False):
+    """``value`` if it is of ``kind`` (a key of :data:`KINDS`), else a UsageError naming the
+    argument ``name`` and what it must be; ``optional``: None passes too. Whole numbers come back
+    as ``int``, numbers as given."""
+    if value is None and optional:
+        return None
+    if kind == "whole":
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    elif kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "number":
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    elif kind == "text":
+        ok = isinstance(value, str) and bool(value.strip())
+    elif kind == "path":
+        ok = (isinstance(value, str) and bool(value.strip())) or (
+            isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+        )
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+    if not ok:
+        either = " or None" if optional else ""
+        raise UsageError(f"{name} must be {KINDS[kind]}{either}, got {shown(value)}")
+    return int(value) if kind == "whole" else value
+
+
+def specs_of(value: object, name: str) -> list[str]:
+    """Bot specs: one (text) or a list of them, each non-empty text; else a UsageError."""
+    if isinstance(value, str):
+        value = [value]
+    elif isinstance(value, bytes | bytearray | Mapping | Set) or not isinstance(value, Iterable):
+        raise UsageError(
+            f"{name} must be a bot spec (text such as 'normal' or 'hard:risk=0.5') or a list "
+            f"of them, got {shown(value)}"
+        )
+    specs = list(value)
+    for spec in specs:
+        if not isinstance(spec, str) or not spec.strip():
+            raise UsageError(
+                f"{name} must be bot specs (text such as 'normal' or 'hard:risk=0.5'), "
+                f"got {shown(spec)}"
+            )
+    return specs
+
+
+def players_of(players: object) -> int | None:
+    """The table size asked for (2, 3 or 4), or None for the default; else a UsageError."""
+    if players is None:
+        return None
+    players = checked(players, "--players", "whole")
+    if not 2 <= players <= 4:
+        raise UsageError(f"--players must be 2, 3 or 4, got {players}")
+    return players
+
+
+def distinct(values: list, what: str) -> list:
+    """``values`` if none is listed twice; else a UsageError."""
+    for i, v in enumerate(values):
+        if v in values[:i]:
+            raise UsageError(f"{what} lists {v} twice: give every value once")
+    return values
+
+
 def parse_values(text: str, what: str) -> list[float]:
     """Numbers from text: ``'0:200:25'`` (START:STOP:STEP, inclusive) or ``'10,20,50'``;
-    finite, and at most ``MAX_POINTS`` of them (counted before any list is built)."""
+    finite, at most ``MAX_MAGNITUDE`` in size, each once, and at most ``MAX_POINTS`` of them
+    (counted before any list is built)."""
     shape = (
         f"{what} must look like START:STOP:STEP (e.g. 0:200:25) or a comma list "
         f"(e.g. 0,50,100) of finite numbers, got {text!r}"
     )
+    if not isinstance(text, str):
+        raise UsageError(f"{what} must be text like '0:200:25' or '0,50,100', got {shown(text)}")
+
+    def not_too_large(found: Iterable[float]) -> None:
+        for v in found:
+            if abs(v) > MAX_MAGNITUDE:
+                raise UsageError(f"{what} value {v:g} is too large: at most 1e12 in size")
+
     try:
+        if not text.strip():
+            raise ValueError
         if ":" in text:
             start, stop, step = (float(x) for x in text.split(":"))
             if not all(map(math.isfinite, (start, stop, step))) or step <= 0 or stop < start:
                 raise ValueError
+            not_too_large((start, stop))
             count = int(math.floor((stop - start) / step + 1e-9)) + 1
             if count > MAX_POINTS:
                 raise UsageError(f"{what} {text!r} has {count:,} values; at most {MAX_POINTS:,}")
@@ -165,14 +279,19 @@ def parse_values(text: str, what: str) -> list[float]:
             items = text.split(",")
             if len(items) > MAX_POINTS:
                 raise UsageError(f"{what} has {len(items):,} values; at most {MAX_POINTS:,}")
-            values = [float(x) for x in items if x.strip()]
-            if not values or not all(map(math.isfinite, values)):
+            if not all(x.strip() for x in items):
+                raise UsageError(
+                    f"{what} has an empty value in {text!r}: numbers separated by single commas"
+                )
+            values = [float(x) for x in items]
+            if not all(map(math.isfinite, values)):
                 raise ValueError
+            not_too_large(values)
     except UsageError:
         raise
     except ValueError:
         raise UsageError(shape) from None
-    return [int(v) if float(v).is_integer() else v for v in values]
+    return distinct([int(v) if float(v).is_integer() else v for v in values], what)
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -187,6 +306,7 @@ def build_bots(specs: Sequence[str]) -> list:
     """Build every spec, so that a bad one fails before any game is played."""
     from barbaron.registry import BotSpecError, make_bot
 
+    specs = specs_of(specs, "bots")
     try:
         return [make_bot(spec) for spec in specs]
     except BotSpecError as e:
@@ -195,20 +315,27 @@ def build_bots(specs: Sequence[str]) -> list:
 
 def lineup_bots(specs: Sequence[str]) -> list:
     """One strategy per seat of a 2- to 4-player table."""
-    if isinstance(specs, str) or not 2 <= len(specs) <= 4:
-        count = 1 if isinstance(specs, str) else len(specs)
-        raise UsageError(f"--bots takes 2 to 4 bot specs, one per seat; got {count}")
+    specs = specs_of(specs, "--bots")
+    if not 2 <= len(specs) <= 4:
+        raise UsageError(f"--bots takes 2 to 4 bot specs, one per seat; got {len(specs)}")
     return build_bots(specs)
 
 
-def field_of(field: str | Sequence[str], players: int) -> list[str]:
-    """The field's bot specs, one per other seat: one spec repeated, or one per seat."""
-    specs = [field] if isinstance(field, str) else list(field)
-    if len(specs) == 1:
-        specs = specs * (players - 1)
+def field_of(field: str | Sequence[str], players: int | None) -> list[str]:
+    """The field's bot specs, one per other seat: one spec repeated (for ``players``, default
+    4), or one per seat (``players``, if given, must be their number + 1)."""
+    specs = specs_of(field, "--field")
+    players = players_of(players)
     if not 1 <= len(specs) <= 3:
         raise UsageError(
-            f"--field takes 1 to 3 bot specs (or one with --players 2-4); got {len(specs)}"
+            f"--field takes 1 to 3 bot specs (one, or one per other seat); got {len(specs)}"
+        )
+    if len(specs) == 1:
+        return specs * ((players or 4) - 1)
+    if players is not None and players != len(specs) + 1:
+        raise UsageError(
+            f"--players {players} disagrees with the {len(specs)} --field specs (a table of "
+            f"{len(specs) + 1}): give --players {len(specs) + 1} or leave it out"
         )
     return specs
 
@@ -256,7 +383,7 @@ class Run:
         sink.close()
         partial = getattr(sink, "partial", None)
         if partial is not None and not sink.done_units() and not self.execution.resume:
-            shutil.rmtree(partial, ignore_errors=True)  # nothing finished: leave nothing behind
+            sink.discard()  # nothing finished: leave nothing behind
         kept = partial is not None and partial.exists()
         resume = (
             f"finished units are kept in {partial} (its manifest says partial); run the same "

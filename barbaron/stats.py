@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
+MIN_ELO_GAP = 0.5  # the SPRT's elo1 - elo0 at the least
 
 
 @dataclass(frozen=True)
@@ -109,13 +110,23 @@ class Sprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if not all(math.isfinite(e) and abs(e) <= 1000 for e in (self.elo0, self.elo1)):
+        are_numbers = all(
+            isinstance(e, int | float) and not isinstance(e, bool) for e in (self.elo0, self.elo1)
+        )
+        if not are_numbers or not all(
+            math.isfinite(e) and abs(e) <= 1000 for e in (self.elo0, self.elo1)
+        ):
             raise ValueError(
                 f"--elo0 and --elo1 must be finite Elo differences from -1000 to 1000, got "
                 f"{self.elo0} and {self.elo1}"
             )
         if not self.elo1 > self.elo0:
             raise ValueError(f"--elo1 must be above --elo0, got {self.elo0} and {self.elo1}")
+        if self.elo1 - self.elo0 < MIN_ELO_GAP:
+            raise ValueError(
+                f"--elo1 must be at least {MIN_ELO_GAP} Elo above --elo0 (a smaller gap needs "
+                f"more games than can be played to decide), got {self.elo0} and {self.elo1}"
+            )
         for name in ("alpha", "beta"):
             if not 0 < getattr(self, name) < 0.5:
                 raise ValueError(f"{name} must be between 0 and 0.5")

@@ -420,7 +420,7 @@ def tune(
     params: Sequence[str] | Mapping[str, Sequence[float]],
     *,
     field: str | Sequence[str] | None = None,
-    players: int = 4,
+    players: int | None = None,
     target: float | None = None,
     trials: int = 50,
     games_per_trial: int = 40_000,

@@ -2,6 +2,7 @@
 command line writes, in memory or in a results folder."""
 
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -99,3 +100,183 @@ def test_bad_input_raises_a_usage_error(call, message):
 def test_an_unknown_run_option_is_a_type_error():
     with pytest.raises(TypeError, match="unknown run option"):
         api.play(["easy", "easy"], wokers=2)
+
+
+# --- hostile input: wrong types, disagreeing sizes, bad value lists -----------------------------
+TWO = ["easy", "easy"]
+STRATEGY = api.build_bots(["easy"])[0]  # a strategy object, not a spec
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: api.play(TWO, games="10"), r"^games must be a whole number, got '10' \(str\)$"),
+        (lambda: api.play(TWO, games=10.0), "games must be a whole number"),
+        (lambda: api.play(TWO, games=None), "games must be a whole number, got None"),
+        (lambda: api.play(None), "--bots must be a bot spec"),
+        (lambda: api.play([1, 2]), r"--bots must be bot specs .* got 1 \(int\)"),
+        (lambda: api.play([STRATEGY, STRATEGY]), "--bots must be bot specs"),
+        (lambda: api.play(b"easy"), "--bots must be a bot spec"),
+        (lambda: api.play(TWO, seed="1"), "seed must be a whole number"),
+        (lambda: api.play(TWO, seed=1.5), "seed must be a whole number"),
+        (lambda: api.play(TWO, seed=True), r"seed must be a whole number, got True \(bool\)"),
+        (lambda: api.play(TWO, out=123), "out must be a folder path"),
+        (lambda: api.play(TWO, out=b"x"), "out must be a folder path"),
+        (lambda: api.play(TWO, out=""), "out must be a folder path"),
+        (lambda: api.play(TWO, workers="2"), "workers must be a whole number"),
+        (lambda: api.play(TWO, workers=2.5), "workers must be a whole number"),
+        (lambda: api.play(TWO, batch_size="5"), "batch_size must be a whole number"),
+        (lambda: api.play(TWO, rounds=2.0), "rounds must be a whole number"),
+        (lambda: api.play(TWO, rotate="no"), "rotate must be True or False"),
+        (lambda: api.play(TWO, rotate=0), "rotate must be True or False"),
+        (lambda: api.play(TWO, progress="x"), "progress must be True or False"),
+        (lambda: api.play(TWO, out="x", force=1), "force must be True or False"),
+        (lambda: api.play(TWO, out="x", resume="yes"), "resume must be True or False"),
+        (lambda: api.play(TWO, backend=1), "backend must be non-empty text"),
+        (lambda: api.play(TWO, scheduler="tcp://h:1"), "--scheduler needs --backend dask"),
+        (lambda: api.play(TWO, scheduler=5), "scheduler must be non-empty text or None"),
+        (lambda: api.compare("easy", "easy", max_games="100"), "max_games must be a whole"),
+        (lambda: api.compare("easy", "easy", elo0="0"), "elo0 must be a number"),
+        (lambda: api.compare("easy", "easy", elo1=True), "elo1 must be a number"),
+        (lambda: api.compare("easy", "easy", field=5), "--field must be a bot spec"),
+        (lambda: api.compare("easy", "easy", field=[5]), "--field must be bot specs"),
+        (lambda: api.compare(None, "easy"), "NEW must be non-empty text"),
+        (lambda: api.compare("easy", "easy", players="4"), "--players must be a whole number"),
+        (lambda: api.seats("easy", players="4"), "--players must be a whole number"),
+        (lambda: api.seats("easy", players=4.0), "--players must be a whole number"),
+        (lambda: api.seats("easy", bonus=None), "bonus must be text like"),
+        (lambda: api.seats("easy", bonus=["0"]), "bonus must be a number"),
+        (lambda: api.seats("easy", bonus=[0, 50, 0]), "--bonus lists 0 twice"),
+        (lambda: api.seats("easy", bonus=[math.nan]), "--seat-bonus must be a whole number"),
+        (lambda: api.compare("easy", "easy", elo1=math.inf), "must be finite"),
+        (lambda: api.seats("easy", games=1.5), "games must be a whole number"),
+        (lambda: api.seats(7), "--bots must be a bot spec"),
+        (lambda: api.sweep("easy", "buy", None), "values must be text like"),
+        (lambda: api.sweep("easy", "buy", 5), "values must be text like"),
+        (lambda: api.sweep("easy", "buy", [0, 1, 0]), "lists 0 twice"),
+        (lambda: api.sweep("easy", None, [0]), "param must be non-empty text"),
+        (lambda: api.sweep(None, "buy", [0]), "bot must be non-empty text"),
+        (lambda: api.sweep("easy", "buy", [0], games="9"), "games must be a whole number"),
+        (lambda: api.tournament(["easy", "hard"], seed="1"), "seed must be a whole number"),
+        (lambda: api.tournament([1, 2]), "bots must be bot specs"),
+        (lambda: api.tune("normal", ["cushion=0:9"], workers=1.0), "workers must be a whole"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_usage_errors(call, message):
+    with pytest.raises(UsageError, match=message) as caught:
+        call()
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: api.compare("easy", "easy", field=["normal"] * 3, players=2),
+            "--players 2 disagrees with the 3 --field specs",
+        ),
+        (
+            lambda: api.sweep("easy", "buy", [0], field=["normal"] * 2, players=4),
+            "--players 4 disagrees with the 2 --field specs",
+        ),
+        (lambda: api.compare("easy", "easy", players=1), r"--players must be 2, 3 or 4, got 1"),
+        (lambda: api.compare("easy", "easy", players=5), r"--players must be 2, 3 or 4, got 5"),
+        (lambda: api.sweep("easy", "buy", [0], players=5), "--players must be 2, 3 or 4"),
+        (lambda: api.seats(["easy", "normal", "hard"], players=2), "--players 2 disagrees"),
+        (lambda: api.seats("easy", players=1), "--players must be 2, 3 or 4, got 1"),
+        (lambda: api.compare("easy", "easy", field=[]), "--field takes 1 to 3 bot specs"),
+    ],
+)
+def test_players_must_agree_with_the_specs(call, message):
+    with pytest.raises(UsageError, match=message):
+        call()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["compare", "normal", "easy", "--field", "normal", "normal", "normal", "--players", "2"],
+         "--players 2 disagrees with the 3 --field specs"),
+        (["compare", "normal", "easy", "--players", "1"], "--players must be 2, 3 or 4, got 1"),
+        (["compare", "normal", "easy", "--players", "5"], "--players must be 2, 3 or 4, got 5"),
+        (["sweep", "--bot", "easy", "--param", "buy=0,1", "--field", "easy", "easy",
+          "--players", "4"], "--players 4 disagrees with the 2 --field specs"),
+        (["seats", "--bots", "easy", "normal", "hard", "--players", "2"],
+         "--players 2 disagrees with the 3 --bots specs"),
+        (["seats", "--bots", "easy", "--bonus", "0,,5"], "--bonus has an empty value"),
+        (["sweep", "--bot", "easy", "--param", "cushion=0,,5"], "--param has an empty value"),
+        (["compare", "normal", "easy", "--elo0", "1e-300", "--elo1", "2e-300"],
+         "--elo1 must be at least 0.5 Elo above --elo0"),
+        (["compare", "normal", "easy", "--scheduler", "tcp://h:1"],
+         "--scheduler needs --backend dask"),
+    ],
+)  # fmt: skip
+def test_the_command_line_refuses_in_one_line(argv, message, tmp_path, capsys):
+    assert main([*argv, "--quiet", "--workers", "1", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and not (tmp_path / "x").exists()
+
+
+def test_players_default_to_the_fields_size():
+    four = api.compare("easy", "easy", max_games=8, batch_size=8)
+    three = api.compare("easy", "easy", field=["normal", "hard"], max_games=6, batch_size=6)
+    same = api.compare("easy", "easy", field=["normal", "hard"], players=3, max_games=6)
+    assert len(four.summary["field"]) == 3 and three.summary["field"] == ["normal", "hard"]
+    assert same.summary == three.summary
+    mixed = api.seats(["easy", "hard"], bonus=100, games=4)
+    assert len(mixed.summary["seats"]) == 2 and list(mixed.points["seat_bonus"]) == [100, 100]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0,,5", "has an empty value in '0,,5'"),
+        ("0,5,", "has an empty value"),
+        (",", "has an empty value"),
+        ("", "must look like START:STOP:STEP"),
+        ("5,0,5", "lists 5 twice"),
+        ("5,5.0", "lists 5 twice"),
+        ("0,2e12", "too large"),
+        ("-1e13:0:1e12", "too large"),
+        ("1e300", "too large"),
+        ("0:1:0:1", "must look like"),
+        ("nan", "must look like"),
+        ("1:0:5", "must look like"),
+    ],
+)
+def test_parse_values_refuses_bad_lists(text, message):
+    with pytest.raises(UsageError, match=message):
+        api.parse_values(text, "--bonus")
+
+
+def test_parse_values_accepts_good_lists():
+    assert api.parse_values("0:100:50", "--bonus") == [0, 50, 100]
+    assert api.parse_values(" 10, 2.5 ,1e12", "--bonus") == [10, 2.5, 10**12]
+    with pytest.raises(UsageError, match="must be text"):
+        api.parse_values(5, "--bonus")
+
+
+@pytest.mark.parametrize(
+    "elo0, elo1, message",
+    [
+        (1e-300, 2e-300, "at least 0.5 Elo above"),
+        (0, 0.4, "at least 0.5 Elo above"),
+        (5, 5, "must be above"),
+        (0, 2000, "from -1000 to 1000"),
+        ("0", 10, "from -1000 to 1000"),
+    ],
+)
+def test_sprt_needs_a_decidable_gap(elo0, elo1, message):
+    from barbaron.stats import Sprt
+
+    with pytest.raises(ValueError, match=message):
+        Sprt(elo0, elo1)
+    assert Sprt(0, 0.5).elo1 == 0.5
+
+
+def test_run_options_are_normalised():
+    import numpy as np
+
+    execution = api.Execution(seed=np.int64(3), workers=np.int32(2))
+    assert type(execution.seed) is int and type(execution.workers) is int
+    assert api.Execution(backend="dask", scheduler="tcp://h:1").scheduler == "tcp://h:1"

@@ -15,6 +15,7 @@ from barbaron.bots.hard import Hard
 from barbaron.bots.mc import MC
 from barbaron.bots.miser import Miser
 from barbaron.bots.normal import Normal
+from barbaron.bots.policy import Policy
 from barbaron.bots.shark import Shark
 from barbaron.bots.threshold import ThresholdBot
 from barbaron.bots.value import Value
@@ -46,6 +47,7 @@ BUILT_IN = {
     ),
     "miser": (Miser, {}),
     "normal": (Normal, {"cushion": 250, "takeover_cushion": None}),
+    "policy": (Policy, {"weights": None}),
     "shark": (Shark, {"risk": 0.0, "reserve": 0, "rival": 2.0, "margin": -150.0}),
     "threshold": (ThresholdBot, {"buy": 0, "takeover": None, "upgrade": 0}),
     "value": (Value, {"weights": None}),
@@ -145,7 +147,7 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("treshold:buy=3")
     with pytest.raises(BotSpecError) as error:
         make_bot("nobot")
-    known = "autopilot, easy, greedy, hard, mc, miser, normal, shark, threshold, value"
+    known = "autopilot, easy, greedy, hard, mc, miser, normal, policy, shark, threshold, value"
     assert f"known: {known}" in str(error.value)
 
 

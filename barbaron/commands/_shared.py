@@ -92,7 +92,11 @@ def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
         help=f"the other seats: one spec (repeated) or one per seat (default: {default})",
     )
     parser.add_argument(
-        "--players", type=int, default=4, help="table size when --field is one spec (default 4)"
+        "--players",
+        type=int,
+        default=None,
+        help="table size, 2 to 4 (default: 4 with one --field spec, else the field's size + 1; "
+        "with several --field specs it must be their number + 1)",
     )
 
 

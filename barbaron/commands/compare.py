@@ -29,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("base", metavar="BASE", help="the baseline bot spec")
     add_field_options(parser, "normal")
     parser.add_argument("--elo0", type=float, help="SPRT: H0 Elo difference (default 0)")
-    parser.add_argument("--elo1", type=float, help="SPRT: H1 Elo difference (default 10)")
+    parser.add_argument(
+        "--elo1", type=float, help="SPRT: H1 Elo difference (default 10; at least 0.5 above --elo0)"
+    )
     parser.add_argument(
         "--max-games",
         type=int,

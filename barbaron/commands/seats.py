@@ -32,7 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "mixed table (played in rotation)",
     )
     parser.add_argument(
-        "--players", type=int, default=4, help="table size with a single --bots spec (default 4)"
+        "--players",
+        type=int,
+        default=None,
+        help="table size, 2 to 4 (default: 4 with one --bots spec, else the number of specs; "
+        "with several --bots specs it must be their number)",
     )
     parser.add_argument(
         "--bonus",

@@ -1,0 +1,518 @@
+"""The engine side of the environments: games that stop at the agents' decisions, observations,
+action masks, and :class:`BatchEnv`. Needs numpy and numba only (no gymnasium, no pettingzoo),
+so the ``policy`` bot can use the observations in every command.
+
+How it works: :class:`Table` plays ``n`` games in lockstep exactly as
+:func:`barbaron.batch.play_slot` does (the same kernels, in the same order), but a seat marked
+as an agent's in a game is not asked through a strategy: the table stops there (a Python
+generator ``yield``) and resumes with the agent's actions. Bots answer their games first; the
+agents' games wait. Every game's dice, cards and bot draws come from its deal's streams
+(``barbaron.streams``), so a game's outcome depends only on (seed, game, lineup, the agent's
+actions): the same game as ``barbaron play`` and ``barbaron replay`` when the agent answers as a
+bot would. Game numbers are the harness's: with the agent's seat drawn by rotation, game g is
+deal g // players with the agent in seat g % players (game g of ``barbaron play --seed S``, the
+``game`` column of its ``games.parquet``); with a fixed seat, game g is deal g.
+
+**Actions** (``Discrete(14)``): 0 = no (do not upgrade; do not buy; do not take over),
+1 = yes (buy, R14, or take over, R15), 2 + b = upgrade bar b (R16).
+
+**Observation** (float32, ``obs_size(players) = 3 * players + 30`` numbers; seats are numbered
+*relative to the observing agent*: relative seat k is the seat k places after it in turn order,
+k = 0 being the agent itself):
+
+====================  =============================================================
+index                 field
+====================  =============================================================
+[0, P)                coins of relative seat k, in thousands
+[P, 2P)               position (space 0..15, R1) of relative seat k
+[2P, 3P)              skip flag (R6) of relative seat k: 1 if its next slot is skipped
+[3P, 3P + 12)         owner of bar b (R2) as a relative seat, -1 if free
+[3P + 12, 3P + 24)    level of bar b: 0 plain, 1 Happy Hour, 2 Draught Tap
+3P + 24               round, 1-based
+3P + 25               the agent's own (absolute) seat, 0..P-1
+3P + 26 .. 3P + 28    the decision asked, one-hot: upgrade, buy, take over (all 0: none)
+3P + 29               the bar in question (buy or take over), else -1
+====================  =============================================================
+
+**Mask** (int8, 14): 1 for each legal action. An upgrade question allows 0 and 2 + b for every
+own bar below Draught Tap whose level the agent can pay (R16); a buy or takeover question allows
+0 and 1. A game (or agent) that is not being asked allows only 0.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from barbaron import batch
+from barbaron import rules as R
+from barbaron.batch import BatchState, kernel_state
+from barbaron.rules import Rules
+from barbaron.strategy import Decision, Mixed, Strategy, ask
+
+N_ACTIONS = 2 + R.N_BARS  # 0 no, 1 yes, 2 + b upgrade bar b
+NO, YES, UPGRADE_BASE = 0, 1, 2
+NONE = -1  # the decision kind of a game with nothing asked
+REWARDS = ("win", "worth")
+
+
+class IllegalAction(ValueError):
+    """An action the environment cannot take: wrong shape or type, outside the action space,
+    masked out (illegal in the game), or a step when no step is possible."""
+
+
+def obs_size(players: int) -> int:
+    """The length of an observation vector for ``players`` players."""
+    return 3 * players + 30
+
+
+def obs_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of every observation field (see the module docstring)."""
+    p = rules.players
+    low = np.zeros(obs_size(p), dtype=np.float32)
+    high = np.zeros(obs_size(p), dtype=np.float32)
+    high[:p] = 1000.0  # a million coins: never reached
+    high[p : 2 * p] = R.N_SPACES - 1
+    high[2 * p : 3 * p] = 1
+    low[3 * p : 3 * p + 12] = -1
+    high[3 * p : 3 * p + 12] = p - 1
+    high[3 * p + 12 : 3 * p + 24] = R.MAX_LEVEL
+    low[3 * p + 24], high[3 * p + 24] = 1, rules.rounds
+    high[3 * p + 25] = p - 1
+    high[3 * p + 26 : 3 * p + 29] = 1
+    low[3 * p + 29], high[3 * p + 29] = -1, R.N_BARS - 1
+    return low, high
+
+
+def field_names(players: int) -> list[str]:
+    """A name for every observation index, e.g. ``coins[1]``, ``owner[11]``, ``bar``."""
+    names = [f"coins[{k}]" for k in range(players)]
+    names += [f"position[{k}]" for k in range(players)]
+    names += [f"skip[{k}]" for k in range(players)]
+    names += [f"owner[{b}]" for b in range(R.N_BARS)] + [f"level[{b}]" for b in range(R.N_BARS)]
+    return names + ["round", "seat", "is_upgrade", "is_buy", "is_takeover", "bar"]
+
+
+@nb.njit(cache=True)
+def observe(coins, position, skip, owner, level, round_, me, kind, bar):
+    """(n, obs_size) observations of every game: row g from seat ``me[g]``'s view, asked
+    ``kind[g]`` (a Decision, or -1) about ``bar[g]``."""
+    n, p = coins.shape
+    out = np.zeros((n, 3 * p + 30), dtype=np.float32)
+    for g in range(n):
+        m = me[g]
+        for k in range(p):
+            s = (m + k) % p
+            out[g, k] = coins[g, s] / 1000.0
+            out[g, p + k] = position[g, s]
+            out[g, 2 * p + k] = 1.0 if skip[g, s] else 0.0
+        for b in range(R.N_BARS):
+            o = owner[g, b]
+            out[g, 3 * p + b] = -1.0 if o < 0 else (o - m) % p
+            out[g, 3 * p + 12 + b] = level[g, b]
+        out[g, 3 * p + 24] = round_
+        out[g, 3 * p + 25] = m
+        if kind[g] >= 0:
+            out[g, 3 * p + 26 + kind[g]] = 1.0
+        out[g, 3 * p + 29] = bar[g] if kind[g] > 0 else -1
+    return out
+
+
+@nb.njit(cache=True)
+def action_masks(coins, owner, level, me, kind):
+    """(n, 14) int8 legal actions of every game (see the module docstring)."""
+    n = coins.shape[0]
+    out = np.zeros((n, 2 + R.N_BARS), dtype=np.int8)
+    for g in range(n):
+        out[g, 0] = 1
+        if kind[g] > 0:
+            out[g, 1] = 1
+        elif kind[g] == 0:
+            m = me[g]
+            for b in range(R.N_BARS):
+                if (
+                    owner[g, b] == m
+                    and level[g, b] < R.MAX_LEVEL
+                    and coins[g, m] >= R.UPGRADE_COST_TABLE[b]
+                ):
+                    out[g, 2 + b] = 1
+    return out
+
+
+def check_actions(actions: object, mask: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """``actions`` as an int64 array, one per row of ``mask``, each legal; else IllegalAction
+    naming the first problem (``games``: the rows' game indices, for the message)."""
+    a = np.asarray(actions)
+    if a.shape != (mask.shape[0],):
+        raise IllegalAction(
+            f"expected {mask.shape[0]} actions (one per game), got an array of shape {a.shape}"
+        )
+    if a.dtype.kind not in "iu":
+        raise IllegalAction(f"actions must be integers, got {a.dtype}")
+    a = a.astype(np.int64)
+    outside = np.flatnonzero((a < 0) | (a >= N_ACTIONS))
+    if outside.size:
+        i = int(outside[0])
+        raise IllegalAction(
+            f"action {int(a[i])} for game {int(games[i])} (row {i}) is outside the action "
+            f"space 0..{N_ACTIONS - 1}"
+        )
+    illegal = np.flatnonzero(mask[np.arange(a.size), a] == 0)
+    if illegal.size:
+        i = int(illegal[0])
+        legal = np.flatnonzero(mask[i]).tolist()
+        raise IllegalAction(
+            f"action {int(a[i])} ({describe_action(int(a[i]))}) for game {int(games[i])} "
+            f"(row {i}) is masked out: the legal actions there are {legal}"
+        )
+    return a
+
+
+def describe_action(action: int) -> str:
+    """An action in words."""
+    if action == NO:
+        return "no"
+    if action == YES:
+        return "yes"
+    return f"upgrade bar {action - UPGRADE_BASE}"
+
+
+def make_opponents(opponents: Sequence[str | Strategy], players: int) -> list[Strategy]:
+    """The opponents' strategies from bot specs (or strategies), one per other seat."""
+    from barbaron.registry import make_bot
+
+    if isinstance(opponents, str | Strategy):
+        raise TypeError("opponents must be a list of bot specs, one per other seat")
+    opponents = list(opponents)
+    if len(opponents) != players - 1:
+        raise ValueError(
+            f"{players} players need {players - 1} opponents, got {len(opponents)}: {opponents}"
+        )
+    out = []
+    for i, spec in enumerate(opponents):
+        if isinstance(spec, Strategy):
+            out.append(spec)
+        elif isinstance(spec, str):
+            try:
+                out.append(make_bot(spec))
+            except ValueError as e:
+                raise ValueError(f"opponent {i + 1} ({spec!r}): {e}") from e
+        else:
+            raise TypeError(f"opponent {i + 1} must be a bot spec (text), got {spec!r}")
+    return out
+
+
+@dataclass
+class Stop:
+    """Where a table waits: seat ``seat``'s ``stage`` (UPGRADE, or BUY for a landing's buy or
+    takeover questions) in ``round``, for the agents of games ``rows``; ``kind`` (n,) is each
+    game's open decision (-1: none), ``bar`` (n,) the bar in question."""
+
+    round: int
+    seat: int
+    stage: Decision
+    rows: np.ndarray
+    kind: np.ndarray
+    bar: np.ndarray
+
+
+class Table:
+    """``n`` games under ``seed`` (their deals, i.e. stream indices: ``games``), in lockstep;
+    in row g the seats with ``which[g, s] == -1`` are agents, the others play
+    ``bots[which[g, s]]``.
+
+    ``stop`` is where it waits (a :class:`Stop`), or None once the games are over; ``answer``
+    gives the agents' actions for ``stop.rows`` (checked by the caller) and moves on.
+    """
+
+    def __init__(
+        self, rules: Rules, seed: int, games: np.ndarray, bots: list[Strategy], which: np.ndarray
+    ) -> None:
+        self.rules, self.seed, self.bots = rules, int(seed), bots
+        self.which = np.asarray(which, dtype=np.int64)
+        self.state = BatchState.start(rules, np.asarray(games, dtype=np.int64))
+        self.st = kernel_state(self.state)
+        n = len(self.state.game)
+        self._kind = np.full(n, NONE, dtype=np.int8)
+        self._bar = np.full(n, -1, dtype=np.int8)
+        self._run = self._play()
+        self.stop: Stop | None = next(self._run)
+
+    @property
+    def n(self) -> int:
+        return len(self.state.game)
+
+    def answer(self, actions: np.ndarray) -> Stop | None:
+        """The agents' actions (int, one per row of ``stop.rows``): play on to the next stop."""
+        if self.stop is None:
+            raise IllegalAction("the games are over")
+        try:
+            self.stop = self._run.send(actions)
+        except StopIteration:
+            self.stop = None
+        return self.stop
+
+    def worth(self) -> np.ndarray:
+        return batch.worth(self.state, self.rules.players)
+
+    def _bot_answer(self, seat, decision, view, rows, bars=None):
+        which = self.which[rows, seat]
+        first = which[0]
+        if (which == first).all():
+            strategy = self.bots[first]
+        else:
+            strategy = Mixed(self.bots, self.which[:, seat])
+        if decision is Decision.UPGRADE:
+            return batch._checked_upgrades(strategy, view, rows)
+        return ask(strategy, decision, view, rows, bars)
+
+    def _play(self) -> Iterator[Stop]:
+        rules, state, st, seed = self.rules, self.state, self.st, self.seed
+        kind, bar = self._kind, self._bar
+        players = rules.players
+        for round_ in range(1, rules.rounds + 1):
+            for seat in range(players):
+                state.round = round_
+                slot = (round_ - 1) * players + seat
+                agent = self.which[:, seat] < 0
+                batch._start_turn(seat, st)
+                st.upgrade.fill(-1)
+                asked = np.flatnonzero(st.may_upgrade)
+                if asked.size:
+                    mine = asked[agent[asked]]
+                    theirs = asked[~agent[asked]]
+                    if theirs.size:
+                        view = batch._view(rules, state, seed, seat, slot, Decision.UPGRADE)
+                        st.upgrade[theirs] = self._bot_answer(seat, Decision.UPGRADE, view, theirs)
+                    if mine.size:
+                        kind.fill(NONE)
+                        kind[mine] = Decision.UPGRADE
+                        bar.fill(-1)
+                        actions = yield Stop(round_, seat, Decision.UPGRADE, mine, kind, bar)
+                        st.upgrade[mine] = np.where(actions >= UPGRADE_BASE, actions - 2, -1)
+                batch._play_turn(seat, players, seed, st)
+                st.answer.fill(False)
+                landing = np.flatnonzero(st.pending != batch.NO_DECISION)
+                if landing.size:
+                    mine = landing[agent[landing]]
+                    for decision in (Decision.BUY, Decision.TAKEOVER):
+                        theirs = landing[~agent[landing] & (st.pending[landing] == decision)]
+                        if theirs.size:
+                            view = batch._view(rules, state, seed, seat, slot, decision)
+                            st.answer[theirs] = self._bot_answer(
+                                seat, decision, view, theirs, st.pending_bar[theirs]
+                            )
+                    if mine.size:
+                        kind.fill(NONE)
+                        kind[mine] = st.pending[mine]
+                        bar.fill(-1)
+                        bar[mine] = st.pending_bar[mine]
+                        actions = yield Stop(round_, seat, Decision.BUY, mine, kind, bar)
+                        st.answer[mine] = actions == YES
+                batch._finish_turn(seat, st)
+
+
+def seats_of(games: np.ndarray, seat: int | None, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(deal, agent's seat) of each game: with ``seat`` None the harness's rotation, game g =
+    deal * players + rotation with the agent (lineup position 0) in seat rotation, as in
+    ``barbaron play``; with a fixed ``seat``, game g is deal g."""
+    games = np.asarray(games, dtype=np.int64)
+    if seat is None:
+        return games // players, games % players
+    if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= seat < players:
+        raise ValueError(f"seat must be 0..{players - 1} or None, got {seat!r}")
+    return games.copy(), np.full(len(games), int(seat), dtype=np.int64)
+
+
+def lineup_which(agent_seat: np.ndarray, players: int) -> np.ndarray:
+    """(n, players): -1 at the agent's seat, opponent j - 1 at the seat j places after it."""
+    n = agent_seat.size
+    which = np.empty((n, players), dtype=np.int64)
+    for j in range(players):
+        which[np.arange(n), (agent_seat + j) % players] = j - 1
+    return which
+
+
+def final_rewards(worth: np.ndarray, seat: np.ndarray, reward: str) -> np.ndarray:
+    """(n,) the agent's reward at the end: win share (R19) or worth share."""
+    rows = np.arange(worth.shape[0])
+    if reward == "win":
+        winners = worth == worth.max(axis=1, keepdims=True)
+        return winners[rows, seat] / winners.sum(axis=1)
+    total = worth.sum(axis=1).astype(np.float64)
+    return np.where(total > 0, worth[rows, seat] / np.maximum(total, 1), 1.0 / worth.shape[1])
+
+
+def check_reward(reward: str) -> str:
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+    return reward
+
+
+class BatchEnv:
+    """Many games at once on the batch engine: one agent seat per game, bots in the others.
+
+    ``opponents``: bot specs (or strategies) for the other seats, in turn order after the
+    agent's (default three Normal: four players); ``seat``: the agent's seat, or None for the
+    harness's rotation (game g: deal g // players, the agent in seat g % players, as lineup
+    position 0 in game g of ``barbaron play``; with a fixed seat, game g is deal g);
+    ``reward``: ``"win"`` (final win share, R19) or ``"worth"`` (final worth share).
+
+    ``reset(seed, n)`` starts games ``first_game .. first_game + n - 1`` under ``seed``.
+    The games are in lockstep, so every ``step`` answers one stage of one turn slot: the agent's
+    upgrade question, or its buy / takeover question after landing, in every game that has it
+    (``info["active"]``); the other games answer 0 (their mask allows only 0). The bots'
+    decisions, and slots without agent decisions, are played inside the engine between steps.
+    All games end together; the step that ends them returns ``done`` all True and the rewards
+    (0 before), and with ``autoreset`` the next ``n`` games (``first_game + n`` on) have
+    already started: the returned observations are theirs (``info["final_worth"]`` holds the
+    finished games' worths). Without ``autoreset`` a step after the end raises.
+
+    Observations ``(n, obs_size)``, masks ``(n, 14)`` int8, rewards ``(n,)`` float, done
+    ``(n,)`` bool; ``info``: ``active`` (n,) bool, ``game``, ``deal`` and ``seat`` (n,) int64.
+    """
+
+    def __init__(
+        self,
+        opponents: Sequence[str | Strategy] = ("normal", "normal", "normal"),
+        *,
+        rules: Rules | None = None,
+        seat: int | None = None,
+        reward: str = "win",
+        autoreset: bool = True,
+    ) -> None:
+        players = len(opponents) + 1 if not isinstance(opponents, str | Strategy) else 0
+        self.rules = rules or Rules(players=max(players, 2))
+        self.opponents = make_opponents(opponents, self.rules.players)
+        seats_of(np.zeros(1, dtype=np.int64), seat, self.rules.players)  # checks seat
+        self.seat, self.reward_kind, self.autoreset = seat, check_reward(reward), autoreset
+        self.table: Table | None = None
+        self.over = False  # the games ended (without autoreset)
+        self.decisions = 0  # agent decisions answered so far
+        self.games_played = 0  # games finished so far
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def obs_size(self) -> int:
+        return obs_size(self.players)
+
+    def reset(self, seed: int, n: int, first_game: int = 0):
+        """Start ``n`` games (``first_game`` on) under ``seed``: (observations, masks, info)."""
+        if not isinstance(seed, numbers.Integral) or not 0 <= seed < 1 << 63:
+            raise ValueError(f"seed must be a whole number 0 .. 2**63 - 1, got {seed!r}")
+        if not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n must be a positive whole number of games, got {n!r}")
+        if not isinstance(first_game, numbers.Integral) or first_game < 0:
+            raise ValueError(f"first_game must be a whole number >= 0, got {first_game!r}")
+        self.seed, self.n, self.next_game = int(seed), int(n), int(first_game)
+        self.over = False
+        self._start()
+        obs, mask, info = self._observe()
+        return obs, mask, info
+
+    def _start(self) -> None:
+        games = np.arange(self.next_game, self.next_game + self.n, dtype=np.int64)
+        self.next_game += self.n
+        self.games = games
+        deals, self.agent_seat = seats_of(games, self.seat, self.players)
+        which = lineup_which(self.agent_seat, self.players)
+        self.table = Table(self.rules, self.seed, deals, self.opponents, which)
+
+    def _observe(self):
+        t = self.table
+        s, stop = t.state, t.stop
+        if stop is None:
+            kind = np.full(t.n, NONE, dtype=np.int8)
+            bar, round_, active = kind, self.rules.rounds, np.zeros(t.n, dtype=bool)
+        else:
+            kind, bar, round_ = stop.kind, stop.bar, stop.round
+            active = kind >= 0
+        obs = observe(
+            s.coins, s.position, s.skip, s.owner, s.level, round_, self.agent_seat, kind, bar
+        )
+        self.mask = action_masks(s.coins, s.owner, s.level, self.agent_seat, kind)
+        info = {
+            "active": active,
+            "game": self.games.copy(),
+            "deal": s.game.copy(),
+            "seat": self.agent_seat.copy(),
+        }
+        return obs, self.mask.copy(), info
+
+    def step(self, actions):
+        """Answer every game's open question (0 where none): (obs, masks, rewards, done, info)."""
+        t = self.table
+        if t is None:
+            raise IllegalAction("step before reset: call reset(seed, n) first")
+        if self.over:
+            raise IllegalAction("step after the end: the games are over; call reset(seed, n)")
+        a = check_actions(actions, self.mask, self.games)
+        stop = t.stop
+        if stop is not None:
+            self.decisions += stop.rows.size
+            t.answer(a[stop.rows])
+        n = t.n
+        reward, done, final = np.zeros(n), np.zeros(n, dtype=bool), None
+        if t.stop is None:  # played out (answering an end-of-game stop too: see below)
+            final = t.worth()
+            reward = final_rewards(final, self.agent_seat, self.reward_kind)
+            done[:] = True
+            self.games_played += n
+            if self.autoreset:
+                self._start()
+            else:
+                self.over = True
+        obs, mask, info = self._observe()
+        if final is not None:
+            info["final_worth"] = final
+        return obs, mask, reward, done, info
+
+    def view(self):
+        """The batch view of the open question (a :class:`~barbaron.strategy.BatchView`) and the
+        rows it is open in, or None when nothing is asked."""
+        t = self.table
+        if t is None or t.stop is None:
+            return None
+        stop = t.stop
+        return _views(t, stop)
+
+    def actions_of(self, strategy: Strategy) -> np.ndarray:
+        """(n,) the actions ``strategy`` would choose in the agent's seat now (0 where nothing
+        is asked): for imitation, and to check that the environment plays the harness's game."""
+        if self.table is None:
+            raise IllegalAction("actions_of before reset: call reset(seed, n) first")
+        return strategy_actions(self.table, strategy)
+
+
+def strategy_actions(t: Table, strategy: Strategy) -> np.ndarray:
+    """(n,) the actions ``strategy`` would choose at table ``t``'s stop (0 where not asked)."""
+    out = np.zeros(t.n, dtype=np.int64)
+    if t.stop is None:
+        return out
+    for decision, view, rows in _views(t, t.stop):
+        if decision is Decision.UPGRADE:
+            choice = batch._checked_upgrades(strategy, view, rows).astype(np.int64)
+            out[rows] = np.where(choice >= 0, choice + UPGRADE_BASE, NO)
+        else:
+            yes = ask(strategy, decision, view, rows, t.stop.bar[rows])
+            out[rows] = np.where(yes, YES, NO)
+    return out
+
+
+def _views(t: Table, stop: Stop):
+    """[(decision, view, rows)] of a stop: one for an upgrade, one per kind for a landing."""
+    slot = (stop.round - 1) * t.rules.players + stop.seat
+    out = []
+    for decision in (Decision.UPGRADE, Decision.BUY, Decision.TAKEOVER):
+        rows = stop.rows[stop.kind[stop.rows] == decision]
+        if rows.size:
+            view = batch._view(t.rules, t.state, t.seed, stop.seat, slot, decision)
+            out.append((decision, view, rows))
+    return out

@@ -1,0 +1,144 @@
+"""``SeatEnv``: one seat of one game as a gymnasium environment (``barbaron/Seat-v0``)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from barbaron.env import core
+from barbaron.rules import Rules
+from barbaron.strategy import Strategy
+
+
+def observation_space(rules: Rules) -> spaces.Dict:
+    """The observation space of every environment: the vector and the action mask."""
+    low, high = core.obs_bounds(rules)
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.MultiBinary(core.N_ACTIONS),
+        }
+    )
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(14)`` whose ``sample()`` without a mask draws a legal action of the
+    environment's current question (a masked-out action is an error, never a no-op)."""
+
+    def __init__(self, n: int, legal) -> None:
+        super().__init__(n)
+        self._legal = legal  # () -> the current mask (int8, n) or None
+
+    def sample(self, mask=None, probability=None):
+        if mask is None and probability is None:
+            current = self._legal()
+            if current is not None:
+                mask = current.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+
+class SeatEnv(gymnasium.Env):
+    """The agent plays one seat of a game against bots; one step is one decision.
+
+    ``opponents``: bot specs for the other seats in turn order after the agent's (default three
+    Normal); ``seat``: the agent's seat, or None for the harness's rotation (``game % players``:
+    the agent sits where lineup position 0 sits in ``barbaron play``); ``rules``: the rules
+    (default: the standard game for that many players); ``reward``: ``"win"``, the final win
+    share (R19), or ``"worth"``, the final worth share; 0 before the end.
+
+    Actions ``Discrete(14)``: 0 no / do not upgrade, 1 yes (buy or take over), 2 + b upgrade
+    bar b (``action_space.sample()`` draws a legal one). Observation: a dict,
+    ``"observation"`` (float32 vector) and ``"action_mask"`` (int8, 14), the vector as
+    documented in ``barbaron.env.core`` (coins, positions, skip flags, owners relative to the
+    agent, levels, round, the agent's seat, the decision and the bar in
+    question); ``info["action_mask"]`` is the same mask. An illegal action raises
+    :class:`~barbaron.env.core.IllegalAction`.
+
+    ``reset(seed=S, options={"game": G})`` starts game G of a run under seed S (default G = 0):
+    with ``seat`` None, game G of ``barbaron play --seed S --bots AGENT OPPONENTS...`` (deal
+    G // players, the agent in seat G % players); with a fixed seat, deal G. Replay it with
+    ``barbaron replay --seed S --game DEAL --bots ...`` (the bots in seat order). ``reset()``
+    without a seed starts the next game of the same run. ``info`` holds ``seed``, ``game``,
+    ``deal`` and ``seat``. A game in which the agent is never asked anything (possible only
+    with unusual rules) starts already decided: its one step takes action 0 and ends it.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        opponents: Sequence[str | Strategy] = ("normal", "normal", "normal"),
+        *,
+        seat: int | None = None,
+        rules: Rules | None = None,
+        reward: str = "win",
+    ) -> None:
+        self.batch = core.BatchEnv(opponents, rules=rules, seat=seat, reward=reward)
+        self.batch.autoreset = False
+        self.rules = self.batch.rules
+        self.action_space = LegalDiscrete(core.N_ACTIONS, self._current_mask)
+        self.observation_space = observation_space(self.rules)
+        self._run_seed: int | None = None
+        self._game = -1
+        self._done = True
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        game = options.pop("game", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; the only one is 'game'")
+        if seed is not None:
+            self._run_seed, self._game = int(seed), -1
+        elif self._run_seed is None:
+            self._run_seed = int(self.np_random.integers(0, 2**62))
+        if game is not None:
+            if not isinstance(game, numbers.Integral) or isinstance(game, bool) or game < 0:
+                raise ValueError(f"options['game'] must be a whole number >= 0, got {game!r}")
+            self._game = int(game)
+        else:
+            self._game += 1
+        obs, mask, info = self.batch.reset(self._run_seed, 1, first_game=self._game)
+        self._done = False
+        return self._obs(obs, mask), self._info(mask, info)
+
+    def _current_mask(self) -> np.ndarray | None:
+        return None if self._done else self.batch.mask[0]
+
+    def _obs(self, obs: np.ndarray, mask: np.ndarray) -> dict:
+        return {"observation": obs[0], "action_mask": mask[0]}
+
+    def _info(self, mask: np.ndarray, info: dict) -> dict:
+        return {
+            "action_mask": mask[0],
+            "seed": self._run_seed,
+            "game": int(info["game"][0]),
+            "deal": int(info["deal"][0]),
+            "seat": int(info["seat"][0]),
+        }
+
+    def step(self, action):
+        if self._done:
+            raise core.IllegalAction(
+                "step after the end of the episode (or before reset): call reset()"
+            )
+        if not isinstance(action, numbers.Integral) or isinstance(action, bool):
+            a = np.asarray(action)
+            if a.shape != () or a.dtype.kind not in "iu":
+                raise core.IllegalAction(
+                    f"an action is one integer 0..{core.N_ACTIONS - 1}, got {action!r}"
+                )
+        obs, mask, reward, done, info = self.batch.step(np.array([int(action)]))
+        self._done = bool(done[0])
+        out = self._info(mask, info)
+        if self._done:
+            out["worth"] = info["final_worth"][0].tolist()
+        return self._obs(obs, mask), float(reward[0]), self._done, False, out
+
+    def actions_of(self, strategy: Strategy) -> int:
+        """The action ``strategy`` would choose in the agent's seat now (0 if nothing asked)."""
+        return int(self.batch.actions_of(strategy)[0])

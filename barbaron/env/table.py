@@ -1,0 +1,136 @@
+"""``TableEnv``: one game with every seat an agent, as a PettingZoo AEC environment."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from barbaron.env import core
+from barbaron.env.seat import observation_space
+from barbaron.rules import Rules
+
+
+class TableEnv(AECEnv):
+    """Every seat of one game is an agent (``seat_0`` .. ``seat_{P-1}``); the agent selected is
+    the one the game asks (upgrade before its roll, buy or take over after it).
+
+    Spaces, observations (from each agent's own view: seats relative to it) and masks are those
+    of :class:`~barbaron.env.seat.SeatEnv`; an agent that is not being asked observes the
+    position with no decision and a mask allowing only 0. Rewards: every agent's final win
+    share (R19; ``reward="worth"``: worth share) when the game ends, 0 before; then every agent
+    is terminated. ``reset(seed=S, options={"game": G})`` deals game G (the deal, the
+    stream index) under seed S, as ``barbaron replay --seed S --game G``; without a seed, the
+    next game.
+    """
+
+    metadata = {"render_modes": [], "name": "barbaron_table_v0", "is_parallelizable": False}
+
+    def __init__(self, *, rules: Rules | None = None, reward: str = "win") -> None:
+        super().__init__()
+        self.rules = rules or Rules()
+        self.reward_kind = core.check_reward(reward)
+        players = self.rules.players
+        self.possible_agents = [f"seat_{s}" for s in range(players)]
+        self._space = observation_space(self.rules)
+        self.observation_spaces = {a: self._space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(core.N_ACTIONS) for a in self.possible_agents}
+        self._run_seed: int | None = None
+        self._game = -1
+        self.table: core.Table | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        game = (options or {}).get("game")  # other keys are ignored (PettingZoo's api_test)
+        if seed is not None:
+            self._run_seed, self._game = int(seed), -1
+        elif self._run_seed is None:
+            self._run_seed = int(np.random.default_rng().integers(0, 2**62))
+        if game is not None:
+            if not isinstance(game, numbers.Integral) or isinstance(game, bool) or game < 0:
+                raise ValueError(f"options['game'] must be a whole number >= 0, got {game!r}")
+            self._game = int(game)
+        else:
+            self._game += 1
+        players = self.rules.players
+        which = np.full((1, players), -1, dtype=np.int64)
+        games = np.array([self._game], dtype=np.int64)
+        self.table = core.Table(self.rules, self._run_seed, games, [], which)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_move()
+
+    def _mask(self, seat: int) -> np.ndarray:
+        s, stop = self.table.state, self.table.stop
+        kind = np.array([stop.kind[0] if stop and stop.seat == seat else core.NONE], np.int8)
+        return core.action_masks(s.coins, s.owner, s.level, np.array([seat]), kind)[0]
+
+    def observe(self, agent: str) -> dict:
+        seat = self.possible_agents.index(agent)
+        s, stop = self.table.state, self.table.stop
+        asked = stop is not None and stop.seat == seat
+        kind = np.array([stop.kind[0] if asked else core.NONE], dtype=np.int8)
+        bar = np.array([stop.bar[0] if asked else -1], dtype=np.int8)
+        round_ = stop.round if stop else self.rules.rounds
+        obs = core.observe(
+            s.coins, s.position, s.skip, s.owner, s.level, round_, np.array([seat]), kind, bar
+        )[0]
+        return {"observation": obs, "action_mask": self._mask(seat)}
+
+    def _after_move(self) -> None:
+        """Select the agent asked next, or end the game: rewards, terminations."""
+        t = self.table
+        if t.stop is not None:
+            self.agent_selection = f"seat_{t.stop.seat}"
+            for a in self.agents:
+                self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a))}
+            return
+        worth = t.worth()
+        players = self.rules.players
+        for seat, a in enumerate(self.possible_agents):
+            share = core.final_rewards(worth, np.array([seat]), self.reward_kind)[0]
+            self.rewards[a] = float(share)
+            self.terminations[a] = True
+            self.infos[a] = {"action_mask": self._mask(seat), "worth": worth[0].tolist()}
+        self.agent_selection = self.possible_agents[0] if players else None
+
+    def step(self, action) -> None:
+        if self.table is None:
+            raise core.IllegalAction("step before reset: call reset() first")
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            self._was_dead_step(action)
+            return
+        if not isinstance(action, numbers.Integral) or isinstance(action, bool):
+            a = np.asarray(action)
+            if a.shape != () or a.dtype.kind not in "iu":
+                raise core.IllegalAction(
+                    f"an action is one integer 0..{core.N_ACTIONS - 1}, got {action!r}"
+                )
+        seat = self.possible_agents.index(agent)
+        a = core.check_actions(
+            np.array([int(action)]), self._mask(seat)[None], self.table.state.game
+        )
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.table.answer(a)
+        self._after_move()
+        self._accumulate_rewards()
+
+    def actions_of(self, strategy) -> int:
+        """The action ``strategy`` (a :class:`~barbaron.strategy.Strategy`) would choose for the
+        selected agent now (0 if it is not being asked)."""
+        if self.table is None:
+            raise core.IllegalAction("actions_of before reset: call reset() first")
+        return int(core.strategy_actions(self.table, strategy)[0])

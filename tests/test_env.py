@@ -1,0 +1,243 @@
+"""The environments for learning agents: API conformance, the harness's games, bad input."""
+
+import gymnasium
+import numpy as np
+import pandas as pd
+import pytest
+from barbaron.bots.policy import Policy, choose, load_weights
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test
+
+from barbaron.batch import play_batch
+from barbaron.env import BatchEnv, IllegalAction, field_names, obs_size
+from barbaron.env.seat import SeatEnv
+from barbaron.env.table import TableEnv
+from barbaron.harness import rotated
+from barbaron.registry import make_bot
+from barbaron.replay import replay_game
+from barbaron.rules import Rules
+
+LINEUP = ("easy", "normal", "hard", "shark")  # the agent imitates lineup position 0
+SEED = 20261130
+
+
+def lineup_outcome(lineup, seed, games, rules=None):
+    """Worths and win shares of games under ``seed`` played by the batch engine in the
+    harness's rotation (game g: deal g // players, rotation g % players), as ``barbaron play``
+    plays them."""
+    rules = rules or Rules(players=len(lineup))
+    bots = [make_bot(s) for s in lineup]
+    games = np.asarray(games)
+    worth = np.empty((games.size, rules.players), dtype=np.int64)
+    share = np.empty((games.size, rules.players))
+    for r in range(rules.players):
+        sel = np.flatnonzero(games % rules.players == r)
+        if sel.size:
+            deals = games[sel] // rules.players
+            out = play_batch(rules, [bots[i] for i in rotated(lineup, r)], seed, deals)
+            worth[sel], share[sel] = out.worth, out.win_share
+    return worth, share
+
+
+def test_seat_env_passes_gymnasiums_env_checker():
+    env = gymnasium.make("barbaron/Seat-v0")
+    check_env(env.unwrapped)
+    check_env(SeatEnv(["normal", "easy"], seat=1, reward="worth"))
+
+
+def test_table_env_passes_pettingzoos_api_test():
+    api_test(TableEnv(), num_cycles=200)
+    api_test(TableEnv(rules=Rules(players=2)), num_cycles=100)
+
+
+def test_observation_fields_are_named():
+    assert len(field_names(4)) == obs_size(4) == 42
+    assert len(field_names(2)) == obs_size(2)
+
+
+def test_seat_env_answering_as_a_bot_plays_the_harness_game():
+    bot = make_bot(LINEUP[0])
+    env = SeatEnv(LINEUP[1:])
+    games = list(range(8))
+    worth, share = lineup_outcome(LINEUP, SEED, games)
+    for g in games:
+        obs, info = env.reset(seed=SEED, options={"game": g})
+        assert info["seat"] == g % 4 and info["game"] == g
+        steps, done = 0, False
+        while not done:
+            assert obs["action_mask"][0] == 1
+            obs, reward, done, truncated, info = env.step(env.actions_of(bot))
+            steps += 1
+            assert not truncated
+            if not done:
+                assert reward == 0
+        assert steps >= 1
+        assert info["worth"] == worth[g].tolist()
+        assert reward == share[g, g % 4]
+    # and the reference engine (barbaron replay) agrees on the last one
+    bots = [make_bot(s) for s in LINEUP]
+    ref, _ = replay_game(Rules(), [bots[i] for i in rotated(LINEUP, g % 4)], SEED, g // 4)
+    assert list(ref.worth) == info["worth"]
+
+
+def test_seat_env_plays_the_games_of_barbaron_play(tmp_path):
+    from barbaron import api
+
+    api.play(LINEUP, games=16, seed=SEED, out=tmp_path / "run", workers=1, progress=False)
+    games = pd.read_parquet(tmp_path / "run" / "games.parquet")
+    mine = games[games.bot == LINEUP[0]].sort_values("game")
+    bot = make_bot(LINEUP[0])
+    env = SeatEnv(LINEUP[1:])
+    for row in mine.itertuples():
+        obs, info = env.reset(seed=SEED, options={"game": row.game})
+        assert (info["deal"], info["seat"]) == (row.deal, row.seat)
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(env.actions_of(bot))
+        assert info["worth"][row.seat] == row.worth and reward == row.win_share
+
+
+def test_seat_env_reset_without_seed_deals_the_next_game_reproducibly():
+    env = SeatEnv()
+
+    def episode(**reset):
+        obs, info = env.reset(**reset)
+        rng = np.random.default_rng(5)
+        trail, done = [obs["observation"]], False
+        while not done:
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, reward, done, _, info = env.step(int(rng.choice(legal)))
+            trail.append(obs["observation"])
+        return info["game"], np.array(trail), reward
+
+    g0, a, ra = episode(seed=3)
+    g1, _, _ = episode()
+    assert (g0, g1) == (0, 1)
+    g, b, rb = episode(seed=3, options={"game": 0})
+    assert g == 0 and np.array_equal(a, b) and ra == rb
+
+
+def test_batch_env_answering_as_a_bot_plays_the_harness_games_and_restarts():
+    bot = make_bot(LINEUP[0])
+    n = 64
+    env = BatchEnv(LINEUP[1:])
+    obs, mask, info = env.reset(SEED, n)
+    assert obs.shape == (n, obs_size(4)) and mask.shape == (n, 14) and mask.dtype == np.int8
+    assert (mask[~info["active"]].sum(axis=1) == 1).all()
+    for batch in range(2):
+        done = np.zeros(n, dtype=bool)
+        while not done.any():
+            obs, mask, reward, done, info = env.step(env.actions_of(bot))
+            assert done.all() or (reward == 0).all()
+        assert done.all()
+        games = np.arange(batch * n, (batch + 1) * n)
+        worth, share = lineup_outcome(LINEUP, SEED, games)
+        assert np.array_equal(info["final_worth"], worth)
+        assert np.allclose(reward, share[np.arange(n), games % 4])
+        assert np.array_equal(info["game"], games + n)  # the next games have started
+    assert env.games_played == 2 * n and env.decisions > 10 * n
+
+
+def test_table_env_with_every_seat_answering_as_its_bot_plays_the_harness_game():
+    bots = [make_bot(s) for s in LINEUP]
+    env = TableEnv()
+    g = 5
+    env.reset(seed=SEED, options={"game": g})
+    order = rotated(LINEUP, g % 4)  # seat s plays lineup position order[s]
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated:
+            env.step(None)
+            continue
+        seat = int(agent.removeprefix("seat_"))
+        env.step(env.actions_of(bots[order[seat]]))
+    out = play_batch(Rules(), [bots[i] for i in order], SEED, np.array([g]))  # deal g
+    assert info["worth"] == out.worth[0].tolist()
+
+
+def test_worth_share_reward():
+    env = BatchEnv(["normal", "normal"], reward="worth", autoreset=False)
+    obs, mask, info = env.reset(1, 16)
+    done = np.zeros(16, dtype=bool)
+    while not done.all():
+        obs, mask, reward, done, info = env.step(np.zeros(16, dtype=np.int64))
+    w = info["final_worth"]
+    assert np.allclose(reward, w[np.arange(16), info["seat"]] / w.sum(axis=1))
+
+
+def test_bad_input_raises_clear_errors():
+    env = BatchEnv(autoreset=False)
+    with pytest.raises(IllegalAction, match="before reset"):
+        env.step(np.zeros(4, dtype=np.int64))
+    obs, mask, info = env.reset(0, 4)
+    with pytest.raises(IllegalAction, match="expected 4 actions"):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(IllegalAction, match="integers"):
+        env.step(np.zeros(4))
+    with pytest.raises(IllegalAction, match="outside the action space"):
+        env.step(np.array([0, 0, 14, 0]))
+    row = int(np.flatnonzero(mask[:, 13] == 0)[0])
+    bad = np.zeros(4, dtype=np.int64)
+    bad[row] = 13
+    with pytest.raises(IllegalAction, match="masked out"):
+        env.step(bad)
+    done = np.zeros(4, dtype=bool)
+    while not done.all():
+        obs, mask, reward, done, info = env.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(IllegalAction, match="after the end"):
+        env.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(ValueError, match="opponent 2 .*nosuchbot"):
+        BatchEnv(["normal", "nosuchbot", "normal"])
+    with pytest.raises(ValueError, match="need 3 opponents"):
+        BatchEnv(["normal", "normal"], rules=Rules(players=4))
+    with pytest.raises(ValueError, match="seat"):
+        BatchEnv(seat=4)
+    with pytest.raises(ValueError, match="reward"):
+        BatchEnv(reward="coins")
+    with pytest.raises(ValueError, match="n must be"):
+        env.reset(0, 0)
+
+    seat = SeatEnv()
+    with pytest.raises(IllegalAction, match="reset"):
+        seat.step(0)
+    obs, info = seat.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(IllegalAction, match="masked out"):
+        seat.step(illegal)
+    with pytest.raises(IllegalAction, match="one integer"):
+        seat.step(np.array([0, 1]))
+    with pytest.raises(ValueError, match="unknown reset options"):
+        seat.reset(seed=0, options={"gmae": 1})
+    done = False
+    while not done:
+        obs, reward, done, _, info = seat.step(0)
+    with pytest.raises(IllegalAction, match="after the end"):
+        seat.step(0)
+
+    table = TableEnv()
+    table.reset(seed=0)
+    mask = table.observe(table.agent_selection)["action_mask"]
+    with pytest.raises(IllegalAction, match="masked out"):
+        table.step(int(np.flatnonzero(mask == 0)[0]))
+
+
+def test_policy_bot_plays_as_the_policy_in_the_environment():
+    weights = load_weights()
+    env = BatchEnv(["normal", "normal", "normal"], autoreset=False)
+    n = 48
+    obs, mask, info = env.reset(SEED, n)
+    done = np.zeros(n, dtype=bool)
+    while not done.all():
+        obs, mask, reward, done, info = env.step(choose(obs, mask, weights, env.rules))
+    worth, _ = lineup_outcome(("policy", "normal", "normal", "normal"), SEED, np.arange(n))
+    assert np.array_equal(info["final_worth"], worth)
+    assert repr(Policy()) == "policy:weights=none"
+
+
+def test_policy_weights_errors(tmp_path):
+    with pytest.raises(ValueError, match="not found"):
+        load_weights(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(ValueError, match="not readable JSON"):
+        load_weights(bad)
