@@ -186,7 +186,10 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
     players, rotations = job.players, job.rotations
     rows, tallies = [], []
     for arm in job.arms:
-        lineup = [strategies.setdefault(spec, make_bot(spec)) for spec in arm.bots]
+        for spec in arm.bots:
+            if spec not in strategies:
+                strategies[spec] = make_bot(spec)
+        lineup = [strategies[spec] for spec in arm.bots]
         distinct = arm.distinct_bots
         bot_of = np.array([distinct.index(spec) for spec in arm.bots], dtype=np.int8)
         n = deals.size
@@ -407,6 +410,7 @@ def run_units(
     units: Iterable[int],
     task: Callable[..., UnitResult] = play_unit,
     leftovers: list[UnitResult] | None = None,
+    count: int | None = None,
 ) -> Iterator[UnitResult]:
     """Run ``task(job, unit)`` (by default :func:`play_unit`) for ``units`` on the job's
     workers and yield the results in unit order as they finish.
@@ -414,14 +418,16 @@ def run_units(
     On this machine the process itself is one of the workers: it plays units while the other
     ``workers - 1`` processes start and play theirs, so a second worker pays off at once. When
     the run fails or is interrupted, the units that finished but could not be yielded yet (their
-    turn had not come) are put in ``leftovers``, so that none of the work is lost.
+    turn had not come) are put in ``leftovers``, so that none of the work is lost (on an early
+    stop too: the caller decides). ``count``: how many units there are, if known (no more
+    helpers are started than units).
     """
     if job.backend == "dask":
         yield from _on_dask(job, units, task)
         return
-    helpers = min(job.workers, job.units) - 1
+    helpers = min(job.workers, job.units if count is None else count) - 1
     strategies: dict[str, Strategy] = {}
-    if helpers == 0:
+    if helpers <= 0:
         for unit in units:
             yield task(job, unit, strategies)
         return
@@ -470,12 +476,7 @@ def run_units(
                 wait([running[u] for u in order if u in running], return_when=FIRST_COMPLETED)
             else:
                 return
-    except GeneratorExit:  # an early stop: no unit may still be writing when the run finishes
-        for future in running.values():
-            future.cancel()
-        wait([f for f in running.values() if not f.cancelled()], timeout=60)
-        raise
-    except BaseException:  # a failure or an interrupt: keep what finished, stop the helpers
+    except BaseException:  # an early stop, a failure or an interrupt: keep what finished
         if leftovers is not None:
             leftovers.extend(mine.values())
             leftovers.extend(
@@ -483,7 +484,8 @@ def run_units(
                 for f in running.values()
                 if f.done() and not f.cancelled() and f.exception() is None
             )
-        executor.shutdown(wait=False, kill_workers=True)  # nothing to wait for at exit
+        # stop the helpers before going on: none may still write into the results folder
+        executor.shutdown(wait=True, kill_workers=True)
         raise
 
 

@@ -504,6 +504,14 @@ class RunFolder:
         """Units whose shard and tally were both written completely."""
         return sorted(self._done)
 
+    def drop(self, units: list[int]) -> None:
+        """Forget finished units (their files too): they are played again, or not part of the
+        result (past an early stop)."""
+        for unit in units:
+            self._done.discard(unit)
+            self._tally(unit).unlink(missing_ok=True)
+            self._shard(unit).unlink(missing_ok=True)
+
     def load_tallies(self, unit: int) -> list[ArmTally]:
         """The tallies of a finished unit (for a resumed run's summary)."""
         with np.load(self._tally(unit), allow_pickle=False) as data:
@@ -606,6 +614,9 @@ class InMemory:
     def done_units(self) -> list[int]:
         """None: a run in memory starts from nothing."""
         return []
+
+    def drop(self, units: list[int]) -> None:
+        """Nothing to forget."""
 
     def add(self, result: UnitResult) -> None:
         """Keep a finished unit's rows."""

@@ -40,14 +40,22 @@ def execute(
     """
     totals = new_totals(job)
     done = folder.done_units()
+    if on_unit is not None:  # a stopping rule sees deals 0..k only: keep the done units' prefix
+        prefix = next((i for i, unit in enumerate(done) if unit != i), len(done))
+        folder.drop(done[prefix:])  # played again, in order
+        done = done[:prefix]
     stopped = False
-    for unit in done:
+    for index, unit in enumerate(done):
         tallies = folder.load_tallies(unit)
         for total, tally in zip(totals, tallies, strict=True):
             total.add(tally)
-        if on_unit is not None and not stopped:
+        if on_unit is not None:
             deals = job.unit_deals(unit)
-            stopped = bool(on_unit(UnitResult(unit, deals, [], tallies), totals))
+            if on_unit(UnitResult(unit, deals, [], tallies), totals):
+                stopped = True
+                folder.drop(done[index + 1 :])  # past the stop: not part of the result
+                done = done[: index + 1]
+                break
     finished = set(done)
     todo = (u for u in range(0 if stopped else job.units) if u not in finished)
     per_deal = job.rotations * len(job.arms)
@@ -64,7 +72,8 @@ def execute(
     start = time.perf_counter()
     games_now = 0
     leftovers: list[UnitResult] = []
-    results = run_units(job, todo, folder.unit_task(), leftovers)
+    left = 0 if stopped else job.units - len(finished)
+    results = run_units(job, todo, folder.unit_task(), leftovers, count=left)
     try:
         for result in _dead_workers_named(results, job, finished):
             folder.add(result)
@@ -76,6 +85,7 @@ def execute(
                 stopped = True
                 break
     except BaseException:  # keep every unit that finished, in whatever order, for --resume
+        results.close()  # stops the workers, and hands over what finished but was not yielded
         for result in leftovers:
             with contextlib.suppress(Exception):  # best effort: the run is failing already
                 folder.add(result)

@@ -380,16 +380,18 @@ class Run:
         if error is None:
             return
         sink = self.sink
-        sink.close()
         partial = getattr(sink, "partial", None)
         if partial is not None and not sink.done_units() and not self.execution.resume:
-            sink.discard()  # nothing finished: leave nothing behind
+            sink.discard()  # nothing finished: leave nothing behind (the lock still held)
         kept = partial is not None and partial.exists()
+        sink.close()
         resume = (
             f"finished units are kept in {partial} (its manifest says partial); run the same "
             "command with --resume to continue"
         )
         if isinstance(error, KeyboardInterrupt):
+            if partial is None:
+                raise RunInterrupted("interrupted (the run was in memory: nothing was kept)")
             if not kept:
                 raise RunInterrupted("interrupted before any game finished; nothing was written")
             raise RunInterrupted(f"interrupted: {resume}") from None

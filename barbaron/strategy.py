@@ -211,7 +211,10 @@ class BatchView:
 def describe(strategy: object) -> str:
     """A strategy's spec (as given on the command line, where it was built from one), or its
     name and parameters, for error messages; never fails, whatever the strategy's repr does."""
-    spec = getattr(strategy, "spec", None)
+    try:
+        spec = getattr(strategy, "spec", None)
+    except Exception:
+        spec = None
     if isinstance(spec, str):
         return spec
     cls = type(strategy)
@@ -224,16 +227,21 @@ def safe_text(value: object, show: Callable[[object], str] = str) -> str:
     """``show(value)`` on one line, or a placeholder where that fails (a plugin's own
     exception or repr may raise, or span lines)."""
     try:
-        text = show(value)
+        return " ".join(str(show(value)).split())
     except Exception as e:
         return f"<{type(value).__name__} that cannot be shown: {type(e).__name__}>"
-    return " ".join(str(text).split()) if "\n" in str(text) else str(text)
 
 
 def checked_answer(strategy: object, decision: Decision, answer: object, size: int) -> np.ndarray:
     """A strategy's answers as an array: ``size`` integers for an upgrade, ``size`` booleans
     for a buy or takeover question; anything else is a bug in the strategy."""
-    answer = np.asarray(answer)
+    try:
+        answer = np.asarray(answer)
+    except Exception as e:  # a ragged list, an object numpy cannot read
+        raise IllegalDecision(
+            f"{describe(strategy)}.{decision.method} must return {size} answers as an array, "
+            f"got something numpy cannot read ({type(e).__name__}: {safe_text(e)})"
+        ) from None
     integers = decision is Decision.UPGRADE
     ok = answer.dtype.kind in "iu" if integers else answer.dtype == bool
     if answer.shape != (size,) or not ok:

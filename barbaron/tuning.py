@@ -254,6 +254,9 @@ class _Tallies:
     def add(self, result: UnitResult) -> None:
         pass
 
+    def drop(self, units: list[int]) -> None:
+        pass
+
     def unit_task(self) -> Callable[..., UnitResult]:
         return _play_tallies
 

@@ -560,3 +560,33 @@ def test_run_units_yields_every_unit_once_in_order(workers, units):
     assert list(run_units(job, [u for u in range(units) if u % 2], unit_number)) == [
         u for u in range(units) if u % 2
     ]
+
+
+def test_a_stopping_rule_sees_the_units_of_a_resumed_run_in_order(tmp_path):
+    job = Job(
+        arms=(Arm("play", ("easy", "normal"), Rules(players=2)),),
+        games=4000,
+        seed=1,
+        batch_size=500,
+    )
+
+    def interrupt(result, totals):
+        if result.unit == 4:
+            raise KeyboardInterrupt
+
+    folder = RunFolder(tmp_path / "r", job, "play")
+    with pytest.raises(KeyboardInterrupt):
+        execute(job, folder, quiet=True, on_unit=interrupt)
+    folder.close()
+    (tmp_path / "r.partial" / "tallies" / "unit-0000002.npz").unlink()  # a gap: 0, 1, 3, 4 done
+    seen = []
+
+    def record(result, totals):
+        seen.append(result.unit)
+        return False
+
+    resumed = RunFolder(tmp_path / "r", job, "play", resume=True)
+    outcome = execute(job, resumed, quiet=True, on_unit=record)
+    resumed.close()
+    assert seen == list(range(job.units))
+    assert sum(t.deals for t in outcome.totals) == job.deals
