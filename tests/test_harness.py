@@ -491,22 +491,27 @@ def test_sweep_of_a_plugin_bot(tmp_path, capsys):
     assert summary["field"] == [f"{plugin}:Mine"] * 3
 
 
-def test_a_resumed_run_replays_its_units_through_the_stopping_rule(tmp_path):
-    job = Job(
-        arms=(Arm("play", ("easy", "normal"), Rules(players=2)),),
-        games=4000,
-        seed=1,
-        batch_size=500,
-    )
+SMALL_JOB = Job(
+    arms=(Arm("play", ("easy", "normal"), Rules(players=2)),), games=4000, seed=1, batch_size=500
+)
+
+
+def interrupted_at(folder_path, unit: int) -> None:
+    """Play SMALL_JOB into ``folder_path`` until unit ``unit`` finishes, then Ctrl-C."""
 
     def interrupt(result, totals):
-        if result.unit == 2:
+        if result.unit == unit:
             raise KeyboardInterrupt
 
-    folder = RunFolder(tmp_path / "r", job, "play")
+    folder = RunFolder(folder_path, SMALL_JOB, "play")
     with pytest.raises(KeyboardInterrupt):
-        execute(job, folder, quiet=True, on_unit=interrupt)
+        execute(SMALL_JOB, folder, quiet=True, on_unit=interrupt)
     folder.close()
+
+
+def test_a_resumed_run_replays_its_units_through_the_stopping_rule(tmp_path):
+    job = SMALL_JOB
+    interrupted_at(tmp_path / "r", 2)
     seen = []
 
     def stop_at_first(result, totals):
@@ -563,21 +568,8 @@ def test_run_units_yields_every_unit_once_in_order(workers, units):
 
 
 def test_a_stopping_rule_sees_the_units_of_a_resumed_run_in_order(tmp_path):
-    job = Job(
-        arms=(Arm("play", ("easy", "normal"), Rules(players=2)),),
-        games=4000,
-        seed=1,
-        batch_size=500,
-    )
-
-    def interrupt(result, totals):
-        if result.unit == 4:
-            raise KeyboardInterrupt
-
-    folder = RunFolder(tmp_path / "r", job, "play")
-    with pytest.raises(KeyboardInterrupt):
-        execute(job, folder, quiet=True, on_unit=interrupt)
-    folder.close()
+    job = SMALL_JOB
+    interrupted_at(tmp_path / "r", 4)
     (tmp_path / "r.partial" / "tallies" / "unit-0000002.npz").unlink()  # a gap: 0, 1, 3, 4 done
     seen = []
 
