@@ -25,6 +25,7 @@ from barbaron import rules as R
 from barbaron.reference import Event, Game, Outcome, worths
 from barbaron.rules import Rules
 from barbaron.strategy import (
+    AnswersInOne,
     BatchView,
     Decision,
     GameView,
@@ -33,8 +34,6 @@ from barbaron.strategy import (
     Strategy,
     ask,
 )
-
-DECISION_KINDS = ("upgrade", "buy", "takeover")  # Decision.UPGRADE, BUY, TAKEOVER as in files
 
 
 class LineReader:
@@ -230,7 +229,7 @@ class HumanSeat(ScalarStrategy):
         )
 
 
-class Recorder(Strategy):
+class Recorder(AnswersInOne):
     """Asks ``inner`` and records every answer as ``[slot, kind, answer]`` in ``log``."""
 
     def __init__(self, inner: Strategy, log: list) -> None:
@@ -239,21 +238,13 @@ class Recorder(Strategy):
     def __repr__(self) -> str:
         return repr(self.inner)
 
-    def _record(self, decision: Decision, view: BatchView, games, *bars) -> np.ndarray:
-        answer = ask(self.inner, decision, view, games, *bars)
+    def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
+        decision = view.decision
+        answer = ask(self.inner, decision, view, games, bars)
         for value in answer.tolist():
             value = int(value) if decision is Decision.UPGRADE else bool(value)
-            self.log.append([int(view.slot), DECISION_KINDS[decision], value])
+            self.log.append([int(view.slot), decision.method, value])
         return answer
-
-    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        return self._record(Decision.UPGRADE, view, games)
-
-    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._record(Decision.BUY, view, games, bars)
-
-    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._record(Decision.TAKEOVER, view, games, bars)
 
 
 class RecordingChance:

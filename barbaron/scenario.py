@@ -13,10 +13,10 @@ from barbaron import rules as R
 from barbaron.bots.threshold import ThresholdBot
 from barbaron.reference import ChanceExhausted, Event, Game, Outcome
 from barbaron.rules import Rules
-from barbaron.strategy import BatchView, Decision, IllegalDecision, Strategy
+from barbaron.strategy import AnswersInOne, BatchView, Decision, IllegalDecision, Strategy
 
 POLICY_KEYS = ("buy", "takeover", "upgrade")
-DECISION_KINDS = ("upgrade", "buy", "takeover")  # indexed by Decision
+DECISION_KINDS = tuple(d.method for d in Decision)  # the "kind" of a recorded decision
 
 
 class ScenarioError(ValueError):
@@ -53,7 +53,7 @@ class DecisionMismatch(IllegalDecision):
     """The game asks a decision that a scenario's ``decisions`` list does not hold."""
 
 
-class RecordedDecisions(Strategy):
+class RecordedDecisions(AnswersInOne):
     """One seat's answers read from a scenario's ``decisions`` (keyed by turn slot and kind: a
     slot has at most one upgrade and one landing decision). In a batch, every row gets the same
     answer: play one recorded scenario per batch."""
@@ -68,7 +68,7 @@ class RecordedDecisions(Strategy):
         return f"recorded(seat {self.seat})"
 
     def _answer(self, view: BatchView, games: np.ndarray) -> object:
-        kind = DECISION_KINDS[Decision(view.decision)]
+        kind = view.decision.method
         try:
             return self.answers[(view.slot, kind)]
         except KeyError:
@@ -77,14 +77,9 @@ class RecordedDecisions(Strategy):
                 "and 'decisions' holds no answer to it"
             ) from None
 
-    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        return np.full(games.size, self._answer(view, games), dtype=np.int64)
-
-    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return np.full(games.size, self._answer(view, games), dtype=bool)
-
-    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return np.full(games.size, self._answer(view, games), dtype=bool)
+    def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
+        dtype = np.int64 if view.decision is Decision.UPGRADE else bool
+        return np.full(games.size, self._answer(view, games), dtype=dtype)
 
 
 class ScriptedChance:

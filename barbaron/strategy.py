@@ -325,6 +325,24 @@ class Strategy:
         return np.zeros(games.size, dtype=bool)
 
 
+class AnswersInOne(Strategy):
+    """A strategy that answers all three questions in one method, ``_decide(view, games,
+    bars)`` (``bars`` is None for an upgrade; the question is ``view.decision``): for
+    wrappers and adapters, which treat every decision alike."""
+
+    def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
+        return self._decide(view, games, None)
+
+    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return self._decide(view, games, bars)
+
+    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
+        return self._decide(view, games, bars)
+
+
 _ONE_ROW = np.zeros(1, dtype=np.int64)
 
 
@@ -370,7 +388,7 @@ class InOneGame:
         return int(value) if decision is Decision.UPGRADE else bool(value)
 
 
-class Mixed(Strategy):
+class Mixed(AnswersInOne):
     """Different strategies in one seat across a batch: row g is played by ``strategies[which[g]]``.
 
     Lets one batch hold several lineups (e.g. every rotation of a deal). Each strategy is asked
@@ -383,24 +401,17 @@ class Mixed(Strategy):
     def __repr__(self) -> str:
         return f"Mixed({self.strategies!r})"
 
-    def _ask(self, decision: Decision, view: BatchView, games: np.ndarray, *bars: np.ndarray):
-        dtype = np.int64 if decision is Decision.UPGRADE else bool
-        out = np.empty(games.size, dtype=dtype)
+    def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
+        decision = view.decision
+        out = np.empty(games.size, dtype=np.int64 if decision is Decision.UPGRADE else bool)
         who = self.which[games]
         for k, strategy in enumerate(self.strategies):
             mine = np.flatnonzero(who == k)
             if mine.size:
-                out[mine] = ask(strategy, decision, view, games[mine], *(b[mine] for b in bars))
+                out[mine] = ask(
+                    strategy, decision, view, games[mine], None if bars is None else bars[mine]
+                )
         return out
-
-    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        return self._ask(Decision.UPGRADE, view, games)
-
-    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._ask(Decision.BUY, view, games, bars)
-
-    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._ask(Decision.TAKEOVER, view, games, bars)
 
 
 def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int | bool:
@@ -422,7 +433,7 @@ def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int 
     )
 
 
-class ScalarStrategy(Strategy):
+class ScalarStrategy(AnswersInOne):
     """Write a strategy one game at a time, in plain Python; it runs wherever batch ones do.
 
     Override ``upgrade_one``, ``buy_one`` and ``takeover_one``; each gets a :class:`GameView` of
@@ -460,20 +471,11 @@ class ScalarStrategy(Strategy):
             decision=view.decision,
         )
 
-    def _each(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None, dtype: type):
+    def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
         decision = view.decision
         method = getattr(self, decision.method + "_one")
         answers = []
         for i, g in enumerate(games.tolist()):
             extra = () if bars is None else (int(bars[i]),)
             answers.append(_scalar_answer(self, decision, method(self._one(view, g), *extra)))
-        return np.array(answers, dtype=dtype)
-
-    def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:
-        return self._each(view, games, None, np.int64)
-
-    def buy(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._each(view, games, bars, bool)
-
-    def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
-        return self._each(view, games, bars, bool)
+        return np.array(answers, dtype=np.int64 if decision is Decision.UPGRADE else bool)

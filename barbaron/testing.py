@@ -46,7 +46,14 @@ from barbaron import rules as R
 from barbaron.config import CHECK_GAMES, MAX_INDEX
 from barbaron.errors import UsageError
 from barbaron.rules import Rules
-from barbaron.strategy import Decision, IllegalDecision, Mixed, Strategy, checked_answer
+from barbaron.strategy import (
+    AnswersInOne,
+    Decision,
+    IllegalDecision,
+    Mixed,
+    Strategy,
+    checked_answer,
+)
 
 __all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strategy"]
 
@@ -264,7 +271,7 @@ class _Log:
         return sorted(out)
 
 
-class _Probe:
+class _Probe(AnswersInOne):
     """The checked bot as the engine sees it: every call passed on unchanged, its answers
     checked (shape, dtype, legal upgrades, arguments untouched) and logged."""
 
@@ -274,16 +281,7 @@ class _Probe:
     def __repr__(self) -> str:
         return repr(self.bot)
 
-    def upgrade(self, view, games):
-        return self._ask(view, games, None)
-
-    def buy(self, view, games, bars):
-        return self._ask(view, games, bars)
-
-    def takeover(self, view, games, bars):
-        return self._ask(view, games, bars)
-
-    def _ask(self, view, games: np.ndarray, bars: np.ndarray | None):
+    def _decide(self, view, games: np.ndarray, bars: np.ndarray | None):
         decision = view.decision
         name = f"{type(self.bot).__name__}.{decision.method}"
         self.log.observe(view.owner)
