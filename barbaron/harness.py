@@ -368,12 +368,7 @@ class Totals:
             "deals": self.deals,
             "bots": bots,
             "seats": seats,
-            "seat_balance": {
-                "statistic": balance.statistic,
-                "dof": balance.dof,
-                "p_value": balance.p_value,
-                "balanced": balance.balanced,
-            },
+            "seat_balance": balance.record(),
         }
 
 

@@ -383,23 +383,9 @@ class Run:
         partial = getattr(sink, "partial", None)
         if partial is not None and not sink.done_units() and not self.execution.resume:
             sink.discard()  # nothing finished: leave nothing behind (the lock still held)
-        kept = partial is not None and partial.exists()
+        kept = None if partial is None else partial.exists()
         sink.close()
-        resume = (
-            f"finished units are kept in {partial} (its manifest says partial); run the same "
-            "command with --resume to continue"
-        )
-        if isinstance(error, KeyboardInterrupt):
-            if partial is None:
-                raise RunInterrupted("interrupted (the run was in memory: nothing was kept)")
-            if not kept:
-                raise RunInterrupted("interrupted before any game finished; nothing was written")
-            raise RunInterrupted(f"interrupted: {resume}") from None
-        from barbaron.results import ResultsError
-
-        if isinstance(error, RunFailed | ResultsError | OSError):
-            where = f"; {resume}" if kept else "; nothing was kept"
-            raise RunFailed(f"{os_message(error)}{where}") from None
+        raise_stopped(error, kept, f"finished units are kept in {partial}", "game", "run")
         if isinstance(error, RuntimeError) and "dask" in str(error):
             raise UsageError(str(error)) from None
 
@@ -436,6 +422,28 @@ class Run:
             summary, table, figures, seconds=outcome.seconds, games_played=outcome.games_now
         )
         return result_type(out=out, **common)
+
+
+def raise_stopped(
+    error: BaseException, kept: bool | None, kept_text: str, unit: str, holder: str
+) -> None:
+    """What stopped a run, as one line: Ctrl-C (or SIGTERM) becomes :class:`RunInterrupted`,
+    a fault :class:`RunFailed`, each saying what was kept (``kept_text``, when ``kept``; None
+    for a run in memory) and how to resume. Anything else is left to propagate."""
+    resume = (
+        f"{kept_text} (its manifest says partial); run the same command with --resume to continue"
+    )
+    if isinstance(error, KeyboardInterrupt):
+        if kept is None:
+            raise RunInterrupted(f"interrupted (the {holder} was in memory: nothing was kept)")
+        if not kept:
+            raise RunInterrupted(f"interrupted before any {unit} finished; nothing was written")
+        raise RunInterrupted(f"interrupted: {resume}") from None
+    from barbaron.results import ResultsError
+
+    if isinstance(error, RunFailed | ResultsError | OSError):
+        where = f"; {resume}" if kept else "; nothing was kept"
+        raise RunFailed(f"{os_message(error)}{where}") from None
 
 
 def os_message(error: BaseException) -> str:

@@ -75,6 +75,15 @@ class SeatBalance:
         """True if the seats do not differ beyond chance at the 5% level."""
         return self.p_value >= 0.05
 
+    def record(self) -> dict:
+        """The test as summary.json holds it."""
+        return {
+            "statistic": self.statistic,
+            "dof": self.dof,
+            "p_value": self.p_value,
+            "balanced": self.balanced,
+        }
+
 
 def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float) -> SeatBalance:
     """Test H0: all seats win 1/P, from per-deal seat shares s_d (P,) = v_d / scale given as

@@ -601,12 +601,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             for b in bots
         ],
         "seats": seats,
-        "seat_balance": {
-            "statistic": balance.statistic,
-            "dof": balance.dof,
-            "p_value": balance.p_value,
-            "balanced": balance.balanced,
-        },
+        "seat_balance": balance.record(),
     }
 
 

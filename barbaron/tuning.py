@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import TYPE_CHECKING, Unpack
 import numpy as np
 
 from barbaron.config import STUDY_FILE
-from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.errors import UsageError
 from barbaron.runs import Execution, RunOptions, RunResult, frame
 
 if TYPE_CHECKING:
@@ -353,30 +352,21 @@ class _Study:
     def __exit__(self, kind, error, traceback) -> None:
         if error is None:
             return
-        finished = len(complete_trials(self.study)) if self.study is not None else 0
-        self._close()
-        if self.folder is None:
-            if isinstance(error, KeyboardInterrupt):
-                raise RunInterrupted("interrupted (the study was in memory: nothing was kept)")
-            return
-        partial = self.folder.partial
-        if not finished and not self.execution.resume:
-            shutil.rmtree(partial, ignore_errors=True)  # nothing finished: leave nothing behind
-        kept = partial.exists()
-        resume = (
-            f"{finished} finished trial{'s' if finished != 1 else ''} kept in {partial} (its "
-            "manifest says partial); run the same command with --resume to continue"
-        )
-        if isinstance(error, KeyboardInterrupt):
-            if not kept:
-                raise RunInterrupted("interrupted before any trial finished; nothing was written")
-            raise RunInterrupted(f"interrupted: {resume}") from None
-        from barbaron.results import ResultsError
-        from barbaron.runs import os_message
+        from barbaron.runs import raise_stopped
 
-        if isinstance(error, RunFailed | ResultsError | OSError):
-            where = f"; {resume}" if kept else "; nothing was kept"
-            raise RunFailed(f"{os_message(error)}{where}") from None
+        finished = len(complete_trials(self.study)) if self.study is not None else 0
+        if self.storage is not None:
+            self.storage.engine.dispose()
+            self.storage = None
+        kept = None
+        if self.folder is not None:
+            if not finished and not self.execution.resume:
+                self.folder.discard()  # nothing finished: leave nothing behind (still locked)
+            kept = self.folder.partial.exists()
+        self._close()
+        partial = None if self.folder is None else self.folder.partial
+        trials = f"{finished} finished trial{'s' if finished != 1 else ''}"
+        raise_stopped(error, kept, f"{trials} kept in {partial}", "trial", "study")
 
     def finish(self, summary: dict, table: list[dict], seconds: float, games: int) -> Path | None:
         """Write the results folder (summary, trials table, history plot, the study)."""

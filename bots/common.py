@@ -4,7 +4,10 @@ numba kernels on first use (importing a bot, as ``barbaron bots`` does, must not
 from __future__ import annotations
 
 import functools
+import json
+import math
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -101,3 +104,26 @@ def dearest(allowed: np.ndarray) -> np.ndarray:
     """(k,) per row the allowed bar with the highest index (the dearest, R2), or -1."""
     last = R.N_BARS - 1 - allowed[:, ::-1].argmax(axis=1)
     return np.where(allowed.any(axis=1), last, -1).astype(np.int8)
+
+
+def read_weights(path: Path, key: str, names: list[str]) -> np.ndarray:
+    """A bot's fitted weights from a JSON file holding ``key`` (the names, in order) and
+    ``weights`` (one finite number per name); a missing or corrupt file raises ValueError
+    naming the file and the problem."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"weights file {path} not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"weights file {path} is not readable JSON ({e})") from None
+    if not isinstance(data, dict) or list(data.get(key, [])) != list(names):
+        raise ValueError(f"weights file {path} does not hold the {key} {', '.join(names)}")
+    w = data.get("weights")
+    if (
+        not isinstance(w, list)
+        or len(w) != len(names)
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in w)
+        or not all(math.isfinite(x) for x in w)
+    ):
+        raise ValueError(f"weights file {path}: 'weights' must be {len(names)} finite numbers")
+    return np.array(w, dtype=np.float64)

@@ -20,10 +20,10 @@ same function (:func:`choose`), so it plays exactly as it was trained.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
+from barbaron.bots.common import read_weights
 
 from barbaron import rules as R
 from barbaron.registry import register
@@ -42,25 +42,7 @@ def parameter_names() -> list[str]:
 def load_weights(path: str | Path | None = None) -> np.ndarray:
     """The policy's weights from a JSON file (``parameters`` and ``weights``), checked; a
     missing or corrupt file raises ValueError naming the file and the problem."""
-    path = Path(WEIGHTS if path is None else path)
-    names = parameter_names()
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ValueError(f"weights file {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"weights file {path} is not readable JSON ({e})") from None
-    if not isinstance(data, dict) or list(data.get("parameters", [])) != names:
-        raise ValueError(f"weights file {path} does not hold the parameters {', '.join(names)}")
-    w = data.get("weights")
-    if (
-        not isinstance(w, list)
-        or len(w) != len(names)
-        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in w)
-        or not all(math.isfinite(x) for x in w)
-    ):
-        raise ValueError(f"weights file {path}: 'weights' must be {len(names)} finite numbers")
-    return np.array(w, dtype=np.float64)
+    return read_weights(Path(WEIGHTS if path is None else path), "parameters", parameter_names())
 
 
 def save_weights(weights: np.ndarray, path: str | Path, **extra: object) -> None:

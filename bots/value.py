@@ -22,12 +22,11 @@ this file (``weights=PATH`` takes another file). A missing or corrupt file is a 
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
-from barbaron.bots.common import lazy_njit
+from barbaron.bots.common import lazy_njit, read_weights
 
 from barbaron import odds
 from barbaron import rules as R
@@ -164,24 +163,7 @@ def features(coins, owner, level, position, skip, me, turns, players):
 def load_weights(path: str | Path | None = None) -> np.ndarray:
     """The model's weights from a weights file (JSON: ``features`` and ``weights``), checked;
     a missing or corrupt file raises ValueError naming the file and the problem."""
-    path = Path(WEIGHTS if path is None else path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ValueError(f"weights file {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"weights file {path} is not readable JSON ({e})") from None
-    if not isinstance(data, dict) or list(data.get("features", [])) != list(FEATURES):
-        raise ValueError(f"weights file {path} does not hold the features {', '.join(FEATURES)}")
-    w = data.get("weights")
-    if (
-        not isinstance(w, list)
-        or len(w) != N_FEATURES
-        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in w)
-        or not all(math.isfinite(x) for x in w)
-    ):
-        raise ValueError(f"weights file {path}: 'weights' must be {N_FEATURES} finite numbers")
-    return np.array(w, dtype=np.float64)
+    return read_weights(Path(WEIGHTS if path is None else path), "features", list(FEATURES))
 
 
 @register("value")
