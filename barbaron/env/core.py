@@ -172,6 +172,23 @@ def check_actions(actions: object, mask: np.ndarray, games: np.ndarray) -> np.nd
     return a
 
 
+def next_game(
+    run_seed: int | None, game: int, seed: int | None, chosen: object, draw_seed
+) -> tuple[int, int]:
+    """The (seed, game) a reset plays: ``seed`` starts a run at its game 0 (or ``chosen``),
+    without a seed the run goes on with its next game; a first reset with no seed draws one
+    (``draw_seed()``)."""
+    if seed is not None:
+        run_seed, game = int(seed), -1
+    elif run_seed is None:
+        run_seed = int(draw_seed())
+    if chosen is None:
+        return run_seed, game + 1
+    if not isinstance(chosen, numbers.Integral) or isinstance(chosen, bool) or chosen < 0:
+        raise ValueError(f"options['game'] must be a whole number >= 0, got {chosen!r}")
+    return run_seed, int(chosen)
+
+
 def describe_action(action: int) -> str:
     """An action in words."""
     if action == NO:

@@ -92,16 +92,9 @@ class SeatEnv(gymnasium.Env):
         game = options.pop("game", None)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; the only one is 'game'")
-        if seed is not None:
-            self._run_seed, self._game = int(seed), -1
-        elif self._run_seed is None:
-            self._run_seed = int(self.np_random.integers(0, 2**62))
-        if game is not None:
-            if not isinstance(game, numbers.Integral) or isinstance(game, bool) or game < 0:
-                raise ValueError(f"options['game'] must be a whole number >= 0, got {game!r}")
-            self._game = int(game)
-        else:
-            self._game += 1
+        self._run_seed, self._game = core.next_game(
+            self._run_seed, self._game, seed, game, lambda: self.np_random.integers(0, 2**62)
+        )
         obs, mask, info = self.batch.reset(self._run_seed, 1, first_game=self._game)
         self._done = False
         return self._obs(obs, mask), self._info(mask, info)

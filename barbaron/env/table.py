@@ -49,16 +49,9 @@ class TableEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         game = (options or {}).get("game")  # other keys are ignored (PettingZoo's api_test)
-        if seed is not None:
-            self._run_seed, self._game = int(seed), -1
-        elif self._run_seed is None:
-            self._run_seed = int(np.random.default_rng().integers(0, 2**62))
-        if game is not None:
-            if not isinstance(game, numbers.Integral) or isinstance(game, bool) or game < 0:
-                raise ValueError(f"options['game'] must be a whole number >= 0, got {game!r}")
-            self._game = int(game)
-        else:
-            self._game += 1
+        self._run_seed, self._game = core.next_game(
+            self._run_seed, self._game, seed, game, lambda: np.random.default_rng().integers(2**62)
+        )
         players = self.rules.players
         which = np.full((1, players), -1, dtype=np.int64)
         games = np.array([self._game], dtype=np.int64)
