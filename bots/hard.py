@@ -70,10 +70,9 @@ class Hard(Strategy):
         0 after its last roll."""
         if view.turns_left(view.seat) == 0:
             return np.zeros(games.size)
-        foreign = (view.owner[games] >= 0) & (view.owner[games] != view.seat)
-        tabs = np.where(foreign, view.tabs(games), 0).astype(np.float64)
-        land = odds.TURN[view.position[games, view.seat]][:, _BAR_SPACES]
-        return (land * np.maximum(tabs - np.asarray(left, np.float64)[:, None], 0.0)).sum(axis=1)
+        left = np.asarray(left, dtype=np.int64)
+        v = view
+        return _shortfalls(v.owner, v.level, v.position, games, v.seat, left)
 
     # --- what it knows --------------------------------------------------------------------
     def buffer(self, view: BatchView, games: np.ndarray) -> np.ndarray:
@@ -126,27 +125,23 @@ class Hard(Strategy):
     def takeover(self, view: BatchView, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         # score = _takeover_scores(view.owner, ..., games, bars, view.seat, turns, self.rival)
         # left = coins(view, games) - view.takeover_cost(games, bars)
+        # score -= shortfall x (expected_shortfall(left) - expected_shortfall(coins))
         # return (left >= self.buffer(view, games)) & (score > self.margin)
         v, turns = view, _turns(view)
+        shortfall = self._shortfall_weight() if view.turns_left(view.seat) else 0.0
         buffer = self._own_buffer(view, games)
-        shortfall = self._shortfall_weight()
-        if buffer is not None or shortfall:
+        if buffer is not None:
             score = _takeover_scores(
-                v.owner, v.level, v.position, games, bars, v.seat, turns, self.rival
+                v.coins, v.owner, v.level, v.position, games, bars, v.seat, turns, self.rival,
+                shortfall,
             )
-            have = coins(view, games)
-            left = have - view.takeover_cost(games, bars)
-            if shortfall:
-                risen = self.expected_shortfall(view, games, left)
-                score = score - shortfall * (risen - self.expected_shortfall(view, games, have))
-            if buffer is None:
-                buffer = self.buffer(view, games)
+            left = coins(view, games) - view.takeover_cost(games, bars)
             return (left >= buffer) & (score > self.margin)
-        terms = (*self._buffer_terms(view), self.rival, self.margin)
+        terms = (*self._buffer_terms(view), self.rival, self.margin, shortfall)
         return _takeovers(v.coins, v.owner, v.level, v.position, games, bars, v.seat, turns, *terms)
 
 
-_BAR_SPACES = list(R.BAR_SPACES)
+BAR_SPACE = np.array(R.BAR_SPACES, dtype=np.int64)  # (12,) the space of each bar
 
 
 def _turns(view: BatchView) -> np.ndarray:
@@ -254,19 +249,51 @@ def _buys(coins, owner, level, position, games, bars, seat, base, risk):
 
 
 @lazy_njit
-def _takeovers(coins, owner, level, position, games, bars, seat, turns, base, risk, rival, margin):
+def _takeovers(
+    coins, owner, level, position, games, bars, seat, turns, base, risk, rival, margin, shortfall
+):
     """Per row: take over iff the coins left after the cost are at least the buffer and the
-    takeover's score (:func:`_takeover_score`) is above ``margin``."""
+    takeover's score (:func:`_priced_takeover_score`) is above ``margin``."""
     out = np.zeros(games.size, dtype=np.bool_)
     high = base + risk * MAX_TAB
     for i in range(games.size):
         g, bar = games[i], bars[i]
         left = coins[g, seat] - R.TAKEOVER_TABLE[bar, level[g, bar]]
-        if (
-            left >= base
-            and _takeover_score(owner, level, position, g, bar, seat, turns, rival) > margin
+        if left >= base and (
+            _priced_takeover_score(
+                coins, owner, level, position, g, bar, seat, turns, rival, shortfall
+            )
+            > margin
         ):
             out[i] = left >= high or left >= _buffer(owner, level, position, g, seat, base, risk)
+    return out
+
+
+@lazy_njit
+def _shortfall(owner, level, position, g, seat, left):
+    """The expected amount by which the tab of ``seat``'s next roll exceeds ``left`` coins in
+    game g: the sum, bar by bar, of P(its next turn ends there) x max(tab - left, 0) over the
+    other seats' bars."""
+    p = position[g, seat]
+    total = 0.0
+    for first in range(0, R.N_BARS, R.BARS_PER_DISTRICT):
+        o0, o1, o2 = owner[g, first], owner[g, first + 1], owner[g, first + 2]
+        for b in range(first, first + R.BARS_PER_DISTRICT):
+            holder = owner[g, b]
+            if holder < 0 or holder == seat:
+                continue
+            held = (o0 == holder) + (o1 == holder) + (o2 == holder)
+            tab = R.TAB_TABLE[b, level[g, b], held]
+            total += odds.TURN[p, BAR_SPACE[b]] * max(tab - left, 0)
+    return total
+
+
+@lazy_njit
+def _shortfalls(owner, level, position, games, seat, left):
+    """Per row: :func:`_shortfall` of game ``games[i]`` with ``left[i]`` coins."""
+    out = np.empty(games.size)
+    for i in range(games.size):
+        out[i] = _shortfall(owner, level, position, games[i], seat, left[i])
     return out
 
 
@@ -325,9 +352,25 @@ def _takeover_score(owner, level, position, g, bar, me, turns, rival):
 
 
 @lazy_njit
-def _takeover_scores(owner, level, position, games, bars, me, turns, rival):
-    """Per row: :func:`_takeover_score` of ``bars[i]`` in game ``games[i]``."""
+def _priced_takeover_score(coins, owner, level, position, g, bar, me, turns, rival, shortfall):
+    """:func:`_takeover_score` less ``shortfall`` x the rise in the expected shortfall of the
+    next roll (:func:`_shortfall`) that paying for the takeover brings."""
+    score = _takeover_score(owner, level, position, g, bar, me, turns, rival)
+    if shortfall == 0:
+        return score
+    have = coins[g, me]
+    left = have - R.TAKEOVER_TABLE[bar, level[g, bar]]
+    rise = _shortfall(owner, level, position, g, me, left)
+    rise -= _shortfall(owner, level, position, g, me, have)
+    return score - shortfall * rise
+
+
+@lazy_njit
+def _takeover_scores(coins, owner, level, position, games, bars, me, turns, rival, shortfall):
+    """Per row: :func:`_priced_takeover_score` of ``bars[i]`` in game ``games[i]``."""
     out = np.empty(games.size)
     for i in range(games.size):
-        out[i] = _takeover_score(owner, level, position, games[i], bars[i], me, turns, rival)
+        out[i] = _priced_takeover_score(
+            coins, owner, level, position, games[i], bars[i], me, turns, rival, shortfall
+        )
     return out

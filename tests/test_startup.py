@@ -71,8 +71,8 @@ def test_the_bots_kernels_compile_when_first_used():
         assert 'numba' in sys.modules
         assert choice.dtype == np.int8 and ((choice >= 0) & (choice < 3)).all(), choice
         assert type(hard._upgrades).__module__.startswith('numba')  # the global is compiled now
-        scores = early(view.owner, view.level, view.position, games, np.full(n, 3), 0,
-                       np.array([5, 5, 5, 5]), 1.0)
+        scores = early(view.coins, view.owner, view.level, view.position, games,
+                       np.full(n, 3), 0, np.array([5, 5, 5, 5]), 1.0, 1.0)
         assert scores.shape == (n,) and np.isfinite(scores).all()
         """
     )
