@@ -12,6 +12,7 @@ from barbaron.bots.autopilot import Autopilot
 from barbaron.bots.easy import Easy
 from barbaron.bots.greedy import Greedy
 from barbaron.bots.hard import Hard
+from barbaron.bots.homie import Homie
 from barbaron.bots.mc import MC
 from barbaron.bots.miser import Miser
 from barbaron.bots.normal import Normal
@@ -32,6 +33,7 @@ BUILT_IN = {
         Hard,
         {"risk": 0.0, "reserve": 0, "rival": 1.5, "margin": -150.0, "shortfall": 1.0},
     ),
+    "homie": (Homie, {"skill": 0.5}),
     "mc": (
         MC,
         {
@@ -147,7 +149,9 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("treshold:buy=3")
     with pytest.raises(BotSpecError) as error:
         make_bot("nobot")
-    known = "autopilot, easy, greedy, hard, mc, miser, normal, policy, shark, threshold, value"
+    known = (
+        "autopilot, easy, greedy, hard, homie, mc, miser, normal, policy, shark, threshold, value"
+    )
     assert f"known: {known}" in str(error.value)
 
 
