@@ -72,7 +72,7 @@ BROKEN_GLASS, TAX_AUDIT, TAXI, FREE_KEG = (
     _C["free_keg"],
 )
 INFLUENCER_VIDEO, BURST_PIPE = _C["influencer_video"], _C["burst_pipe"]
-_tax_audit_amount = nb.njit(cache=True)(
+_tax_audit_amount = nb.njit(cache=True, nogil=True)(
     R.tax_audit_amount
 )  # R9, the very function the reference engine uses
 
@@ -381,7 +381,7 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
 
 
 # --- kernels -------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _first_illegal_upgrade(coins, owner, level, games, seat, choice):
     """Index of the first choice that is neither -1 nor a legal upgrade (R16), else -1."""
     for i in range(games.size):
@@ -399,7 +399,7 @@ def _first_illegal_upgrade(coins, owner, level, games, seat, choice):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _start_turn(seat, st):
     """R6: a skipped slot does nothing; else may the seat upgrade (R16)?"""
     coins, skip, owner, level = st.coins, st.skip, st.owner, st.level
@@ -423,7 +423,7 @@ def _start_turn(seat, st):
         may_upgrade[g] = can
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _play_turn(seat, players, seed, st):
     """R7: upgrade, roll, move (R8 wages), resolve the space up to an open decision."""
     game, coins, position, skip = st.game, st.coins, st.position, st.skip
@@ -464,7 +464,7 @@ def _play_turn(seat, players, seed, st):
 # _land and _pay run once per landing or payment, so they take just the arrays they touch (a
 # compiled call with the record would incref and decref all of its arrays); _draw_card takes the
 # record but is inlined into _play_turn.
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
     """A bar: a free one may be bought (R14); someone else's costs a tab (R11), then maybe
     a takeover (R15)."""
@@ -490,7 +490,7 @@ def _land(g, seat, bar, coins, owner, level, pending, pending_bar):
             pending_bar[g] = bar
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _pay(g, payer, amount, receiver, coins, owner, level):
     """R12: sell bars lowest value first (ties: lowest index) for half value until the amount
     can be paid; else pay everything (broke). ``receiver`` -1 is the bank."""
@@ -511,7 +511,7 @@ def _pay(g, payer, amount, receiver, coins, owner, level):
         coins[g, receiver] += paid
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def _draw_card(g, seat, players, seed, st):
     """R17: draw the next card of the game's deck (reshuffled every 14), then R13/R18."""
     coins, position, owner, level, deck = st.coins, st.position, st.owner, st.level, st.deck
@@ -576,7 +576,7 @@ def _draw_card(g, seat, players, seed, st):
             _pay(g, seat, R.BURST_PIPE_PER_BAR * bars, -1, coins, owner, level)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _finish_turn(seat, st):
     """The strategy's answers take effect: buy (R14) or take over (R15)."""
     coins, owner, level = st.coins, st.owner, st.level

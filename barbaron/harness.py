@@ -406,12 +406,14 @@ def run_units(
     task: Callable[..., UnitResult] = play_unit,
     leftovers: list[UnitResult] | None = None,
     count: int | None = None,
+    own_task: Callable[..., UnitResult] | None = None,
 ) -> Iterator[UnitResult]:
     """Run ``task(job, unit)`` (by default :func:`play_unit`) for ``units`` on the job's
     workers and yield the results in unit order as they finish.
 
-    On this machine the process itself is one of the workers: it plays units while the other
-    ``workers - 1`` processes start and play theirs, so a second worker pays off at once. When
+    On this machine the process itself is one of the workers: it plays units (with
+    ``own_task``, by default ``task``) while the other ``workers - 1`` processes start and play
+    theirs, so a second worker pays off at once. When
     the run fails or is interrupted, the units that finished but could not be yielded yet (their
     turn had not come) are put in ``leftovers``, so that none of the work is lost (on an early
     stop too: the caller decides). ``count``: how many units there are, if known (no more
@@ -422,9 +424,10 @@ def run_units(
         return
     helpers = min(job.workers, job.units if count is None else count) - 1
     strategies: dict[str, Strategy] = {}
+    own_task = own_task or task
     if helpers <= 0:
         for unit in units:
-            yield task(job, unit, strategies)
+            yield own_task(job, unit, strategies)
         return
     import warnings
     from concurrent.futures import FIRST_COMPLETED, wait
@@ -466,7 +469,7 @@ def run_units(
                     left = False
                 else:
                     order.append(unit)  # play it here while the helpers play theirs
-                    mine[unit] = task(job, unit, strategies)
+                    mine[unit] = own_task(job, unit, strategies)
             elif order:  # all taken: wait for the helpers' next unit
                 wait([running[u] for u in order if u in running], return_when=FIRST_COMPLETED)
             else:

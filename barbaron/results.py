@@ -10,6 +10,7 @@ continues.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import csv
 import dataclasses
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -186,6 +188,7 @@ OWN_NAMES = {
     STUDY_FILE + "-journal",
 }
 OWN_FOLDERS = {GAMES, TALLIES}  # games.parquet was a single file before barbaron 0.2
+MAX_PENDING_WRITES = 2  # units the writer may hold before add() waits: bounds their memory
 NAME_MAX = 255  # the longest file name most file systems take
 _SHARD = re.compile(r"unit-(\d{7})(\.parquet|\.npz|\.tmp|\.tmp\.npz)")
 _TEMPORARY = re.compile(r"(manifest\.json|summary\.json|summary\.csv)\.tmp|\.[\w.-]+\.tmp\.png")
@@ -334,7 +337,10 @@ class RunFolder:
         self.partial = self.out.with_name(self.out.name + ".partial")
         self.job, self.command = job, command
         self.record = job_record(job)
-        self._done: set[int] = set()
+        self._done: set[int] = set()  # units written completely (added to by the writer thread)
+        self._writer: ThreadPoolExecutor | None = None  # writes added units in the background
+        self._writes: collections.deque[Future] = collections.deque()  # its pending writes
+        self._write_error: BaseException | None = None  # a failed write not raised yet
         self.replayed = 0  # units of an interrupted run that were unreadable and are played again
         made = self._made = self._make_parents()
         self._lock = FolderLock(self.out)
@@ -502,11 +508,13 @@ class RunFolder:
 
     def done_units(self) -> list[int]:
         """Units whose shard and tally were both written completely."""
+        self._settle(raise_errors=False)
         return sorted(self._done)
 
     def drop(self, units: list[int]) -> None:
         """Forget finished units (their files too): they are played again, or not part of the
         result (past an early stop)."""
+        self._settle(raise_errors=False)
         for unit in units:
             self._done.discard(unit)
             self._tally(unit).unlink(missing_ok=True)
@@ -522,7 +530,16 @@ class RunFolder:
 
     def add(self, result: UnitResult) -> None:
         """Record a finished unit: its rows as a Parquet shard (unless its worker wrote it
-        already), then its tallies, each atomically; the tally file marks the unit done."""
+        already), then its tallies, each atomically; the tally file marks the unit done. The
+        writing happens on a background thread, so that the run's own process plays its next
+        unit meanwhile (Arrow and zlib write without the GIL); a failed write is raised by the
+        next call of :meth:`add` or by :meth:`finish`."""
+        self._settle(raise_errors=True, keep=MAX_PENDING_WRITES - 1)
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="barbaron-writer")
+        self._writes.append(self._writer.submit(self._write_unit, result))
+
+    def _write_unit(self, result: UnitResult) -> None:
         if result.rows:
             write_shard(self.job, result, self._shard(result.unit))
         arrays = {
@@ -536,12 +553,27 @@ class RunFolder:
             np.savez(tmp, **arrays)
         self._done.add(result.unit)
 
+    def _settle(self, *, raise_errors: bool, keep: int = 0) -> None:
+        """Wait until at most ``keep`` writes are pending; with ``raise_errors``, raise the
+        first write that failed (once), else keep it for the next call that raises."""
+        while len(self._writes) > keep:
+            error = self._writes.popleft().exception()
+            self._write_error = self._write_error or error
+        if raise_errors and self._write_error is not None:
+            error, self._write_error = self._write_error, None
+            raise error
+
     def unit_task(self) -> Callable[..., UnitResult]:
         """What a worker runs per unit: on this machine it also writes its own shard (the
         parent only adds tallies); on a dask cluster the rows come back to be written here."""
         if self.job.backend == "dask":
             return play_unit
         return functools.partial(play_and_write, shards=self.partial / GAMES)
+
+    def own_task(self) -> Callable[..., UnitResult]:
+        """What the run's own process runs per unit: play it and keep the rows, which
+        :meth:`add` writes while the next unit plays."""
+        return play_unit
 
     def shard_files(self) -> list[Path]:
         """The Parquet shards of the finished units, in unit order."""
@@ -559,6 +591,7 @@ class RunFolder:
     ) -> Path:
         """Write summary.json, ``table`` as summary.csv, and the plots, then move the folder
         into place. ``seconds`` and ``games_played`` are this session's."""
+        self._settle(raise_errors=True)
         kept = set(self.shard_files())
         for entry in (self.partial / GAMES).iterdir():
             if entry not in kept:  # a unit played past an early stop, or a half-written one
@@ -593,11 +626,16 @@ class RunFolder:
         return self.out
 
     def close(self) -> None:
-        """Let go of the folder's lock (a finished or failed run)."""
+        """Finish the pending writes and let go of the folder's lock (a finished or failed
+        run)."""
+        self._settle(raise_errors=False)
+        if self._writer is not None:
+            self._writer.shutdown()
         self._lock.release()
 
     def discard(self) -> None:
         """Remove the partial folder, and the folders made for it, of a run that kept nothing."""
+        self._settle(raise_errors=False)
         shutil.rmtree(self.partial, ignore_errors=True)
         for folder in self._made:
             with contextlib.suppress(OSError):
@@ -625,6 +663,8 @@ class InMemory:
     def unit_task(self) -> Callable[..., UnitResult]:
         """What a worker runs per unit: play it and send the rows back."""
         return play_unit
+
+    own_task = unit_task
 
     def close(self) -> None:
         """Nothing to let go of."""

@@ -119,7 +119,7 @@ def fork(
     return copy
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _reshuffle_unseen(seed, keys, deck, drawn):
     """Fisher-Yates over the cards of the current shuffle not drawn yet, with the stream of the
     copy's key (the counters of its current shuffle number, which the copy never draws again)."""

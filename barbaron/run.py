@@ -73,7 +73,9 @@ def execute(
     games_now = 0
     leftovers: list[UnitResult] = []
     left = 0 if stopped else job.units - len(finished)
-    results = run_units(job, todo, folder.unit_task(), leftovers, count=left)
+    results = run_units(
+        job, todo, folder.unit_task(), leftovers, count=left, own_task=folder.own_task()
+    )
     try:
         for result in _dead_workers_named(results, job, finished):
             folder.add(result)

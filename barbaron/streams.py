@@ -26,7 +26,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def mix64(z: np.uint64) -> np.uint64:
     """The SplitMix64 finalizer: a bijection of 64-bit words that scrambles every bit."""
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -34,7 +34,7 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def word(seed: int, game: int, purpose: int, n: int) -> np.uint64:
     """The n-th 64-bit word of stream ``purpose`` of game ``game`` under ``seed``."""
     h = mix64(np.uint64(seed) + _GAMMA)
@@ -42,20 +42,20 @@ def word(seed: int, game: int, purpose: int, n: int) -> np.uint64:
     return mix64(h ^ ((np.uint64(purpose) << np.uint64(48)) + np.uint64(n)))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def below(w32: np.uint64, k: int) -> int:
     """Map a 32-bit word to 0..k-1 by multiply-shift (bias below k / 2**32)."""
     return int((w32 * np.uint64(k)) >> np.uint64(32))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def roll(seed: int, game: int, n: int) -> tuple[int, int]:
     """The n-th roll of a game's two dice, each 1..6."""
     w = word(seed, game, DICE, n)
     return below(w & _LOW32, 6) + 1, below(w >> np.uint64(32), 6) + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def shuffle_into(seed: int, game: int, shuffle: int, order: np.ndarray) -> None:
     """Write card order number ``shuffle`` of a game into ``order`` (14 card indices, R17)."""
     for i in range(R.N_CARDS):
@@ -65,7 +65,7 @@ def shuffle_into(seed: int, game: int, shuffle: int, order: np.ndarray) -> None:
         order[i], order[j] = order[j], order[i]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def uniform(seed: int, game: int, purpose: int, n: int) -> float:
     """A float in [0, 1) with 53 random bits."""
     return float(word(seed, game, purpose, n) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
@@ -82,7 +82,7 @@ def bot_draw(slot: int, decision: int, draw: int) -> int:
     return (slot * 3 + decision) * 16 + draw
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def rollout_keys(seed: int, games: np.ndarray, slot: int, decision: int, rollout: np.ndarray):
     """(n,) the stream key of rollout ``rollout[i]`` (0 .. 2**32 - 1) of game ``games[i]`` from
     decision ``decision`` (0..2) of turn slot ``slot``: a pseudo game index in [2**62, 2**63),

@@ -259,6 +259,8 @@ class _Tallies:
     def unit_task(self) -> Callable[..., UnitResult]:
         return _play_tallies
 
+    own_task = unit_task
+
 
 def _play(job: Job, quiet: bool, on_unit=None) -> list[Totals]:
     from barbaron.run import execute

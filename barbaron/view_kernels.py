@@ -13,7 +13,7 @@ from barbaron import odds, streams
 from barbaron import rules as R
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def held(owner, g, b):
     """How many bars of bar b's district the owner of b holds in game g (0 if b is free)."""
     holder = owner[g, b]
@@ -26,7 +26,7 @@ def held(owner, g, b):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def district_holdings(owner: np.ndarray, games: np.ndarray, seat: int) -> np.ndarray:
     out = np.zeros((games.size, R.N_DISTRICTS), dtype=np.int8)
     for i in range(games.size):
@@ -36,7 +36,7 @@ def district_holdings(owner: np.ndarray, games: np.ndarray, seat: int) -> np.nda
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def tabs(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
     out = np.empty((games.size, R.N_BARS), dtype=np.int32)
     for i in range(games.size):
@@ -46,7 +46,7 @@ def tabs(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def tab_gain_of_upgrade(owner: np.ndarray, level: np.ndarray, games: np.ndarray) -> np.ndarray:
     out = np.zeros((games.size, R.N_BARS), dtype=np.int32)
     for i in range(games.size):
@@ -59,7 +59,7 @@ def tab_gain_of_upgrade(owner: np.ndarray, level: np.ndarray, games: np.ndarray)
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def visits_by_others(position, games, turns, exclude):
     out = np.zeros((games.size, R.N_BARS))
     for i in range(games.size):
@@ -72,7 +72,7 @@ def visits_by_others(position, games, turns, exclude):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def worst_tab(owner, level, position, games, seat):
     out = np.zeros(games.size, dtype=np.int32)
     for i in range(games.size):
@@ -86,7 +86,7 @@ def worst_tab(owner, level, position, games, seat):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def uniforms(seed: int, games: np.ndarray, purpose: int, n: int) -> np.ndarray:
     out = np.empty(games.size)
     for i in range(games.size):

@@ -18,7 +18,8 @@ _COMPILE_LOCK = threading.RLock()
 
 
 class LazyKernel:
-    """A module-level function that becomes ``numba.njit(cache=True)(func)`` on its first call.
+    """A module-level function that becomes ``numba.njit(cache=True, nogil=True)(func)`` on its
+    first call (nogil: the run's writer thread works while a kernel runs).
 
     Made by :func:`lazy_njit`. The first call of any lazy kernel of a module imports numba and
     puts a numba dispatcher in place of every lazy kernel among the module's globals (and, in
@@ -59,15 +60,16 @@ def _materialize(namespace: dict, seen: set[int]) -> None:
     for name, value in list(namespace.items()):
         if isinstance(value, LazyKernel):
             if value.dispatcher is None:
-                value.dispatcher = numba.njit(cache=True)(value.py_func)
+                value.dispatcher = numba.njit(cache=True, nogil=True)(value.py_func)
             namespace[name] = value.dispatcher
             _materialize(value.py_func.__globals__, seen)
 
 
 def lazy_njit(func):
-    """Decorator: ``@nb.njit(cache=True)``, compiled on first use instead of importing numba
-    when the module is imported. Use it on module-level functions only; a kernel calls another
-    kernel by its global name (defined in, or imported by name into, the same module)."""
+    """Decorator: ``@nb.njit(cache=True, nogil=True)``, compiled on first use instead of
+    importing numba when the module is imported. Use it on module-level functions only; a
+    kernel calls another kernel by its global name (defined in, or imported by name into, the
+    same module)."""
     return LazyKernel(func)
 
 

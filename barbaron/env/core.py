@@ -97,7 +97,7 @@ def field_names(players: int) -> list[str]:
     return names + ["round", "seat", "is_upgrade", "is_buy", "is_takeover", "bar"]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def observe(coins, position, skip, owner, level, round_, me, kind, bar):
     """(n, obs_size) observations of every game: row g from seat ``me[g]``'s view, asked
     ``kind[g]`` (a Decision, or -1) about ``bar[g]``."""
@@ -122,7 +122,7 @@ def observe(coins, position, skip, owner, level, round_, me, kind, bar):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def action_masks(coins, owner, level, me, kind):
     """(n, 14) int8 legal actions of every game (see the module docstring)."""
     n = coins.shape[0]
