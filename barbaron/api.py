@@ -32,10 +32,11 @@ from barbaron.runs import (
     frame,
     lineup_bots,
     parse_values,
-    players_of,
     shown,
     specs_of,
+    table_of,
 )
+from barbaron.solve import SolveResult, solve_seats
 from barbaron.tournament import TournamentResult, tournament
 from barbaron.tuning import TuneResult, tune
 
@@ -53,6 +54,7 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "SeatsResult",
+    "SolveResult",
     "SweepResult",
     "TournamentResult",
     "TuneResult",
@@ -64,6 +66,7 @@ __all__ = [
     "parse_values",
     "play",
     "seats",
+    "solve_seats",
     "sweep",
     "tournament",
     "tune",
@@ -279,19 +282,13 @@ def seats(
     from barbaron.stats import zero_crossing
 
     execution = execution_of(options)
-    bots = specs_of(bots, "--bots")
-    players = players_of(players)
-    games = checked(games, "games", "whole")
-    if len(bots) == 1:
-        bots = bots * (players or 4)
-    elif not 2 <= len(bots) <= 4:
-        raise UsageError(f"--bots takes 1 bot (with --players) or 2 to 4 bots; got {len(bots)}")
-    elif players is not None and players != len(bots):
+    if execution.seat_coins is not None:
         raise UsageError(
-            f"--players {players} disagrees with the {len(bots)} --bots specs: give --players "
-            f"{len(bots)} or leave it out"
+            "--seat-coins fixes every seat's start coins, leaving no seat bonus to vary: give "
+            "--solve (solve_seats) to search from them, or play them with 'barbaron play'"
         )
-    build_bots(bots)
+    bots = table_of(bots, players)
+    games = checked(games, "games", "whole")
     bonuses = sorted(bonuses_of(bonus))
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses]

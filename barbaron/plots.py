@@ -42,9 +42,11 @@ def seat_win_shares(arm: dict):
     players = len(arm["seats"])
     _bars_with_intervals(ax, [f"seat {s['seat']}" for s in arm["seats"]], arm["seats"], 1 / players)
     p = arm["seat_balance"]["p_value"]
-    ax.set_title(
-        f"Win share per seat (seat bonus {arm['rules']['seat_bonus']}; balance test p = {p:.3g})"
-    )
+    rules = arm["rules"]
+    coins = rules.get("seat_coins")  # None in the flat schedule (and in runs before it)
+    flat = f"seat bonus {rules['seat_bonus']}"
+    start = f"start coins {'/'.join(map(str, coins))}" if coins else flat
+    ax.set_title(f"Win share per seat ({start}; balance test p = {p:.3g})")
     return fig
 
 
@@ -83,6 +85,46 @@ def seat_bonus_curve(points: list[dict], even: dict):
     ax.legend()
     ax.set_title("Seat win share against the seat bonus")
     return fig
+
+
+def seat_coins_search(summary: dict):
+    """``seats --solve``: each seat's win share (on the search's deals) and start coins at
+    every iteration, and the solution's win shares on fresh deals with their 95% intervals."""
+    figure = Figure(figsize=(11, 4.5))
+    shares, coins = figure.subplots(1, 2)
+    rows = summary["iterations"]
+    x = np.array([r["iteration"] for r in rows])
+    players = len(summary["seat_coins"])
+    confirmed = summary["confirmation"]["seats"]
+    for seat in range(players):
+        (line,) = shares.plot(
+            x, [r["seats"][seat]["win_share"] for r in rows], marker="o", label=f"seat {seat}"
+        )
+        c = confirmed[seat]
+        low, high = c["win_share_ci"]
+        shares.errorbar(
+            [x[-1] + 1 + 0.08 * (seat - (players - 1) / 2)],  # side by side
+            [c["win_share"]],
+            yerr=[[c["win_share"] - low], [high - c["win_share"]]],
+            fmt="s",
+            color=line.get_color(),
+            capsize=5,
+        )
+        coins.plot(x, [r["seat_coins"][seat] for r in rows], marker="o", color=line.get_color())
+    shares.axhline(1 / players, color="grey", linestyle="--", linewidth=1)
+    shares.set_xticks([*x, x[-1] + 1], [*(str(i) for i in x), "fresh\ndeals"], fontsize=8)
+    shares.set_xlabel("iteration (search deals), then the solution on fresh deals")
+    shares.set_ylabel("win share (95% interval on fresh deals)")
+    shares.legend(fontsize=8)
+    shares.set_title(
+        f"Win share per seat: largest deviation "
+        f"{summary['confirmation']['largest_deviation_pp']:.2f} points on fresh deals"
+    )
+    coins.set_xticks(x)
+    coins.set_xlabel("iteration")
+    coins.set_ylabel("start coins")
+    coins.set_title(f"Start coins: solution {'/'.join(map(str, summary['seat_coins']))}")
+    return figure
 
 
 def sweep_curve(points: list[dict], param: str, bot: str):

@@ -48,7 +48,12 @@ def job_record(job: Job) -> dict:
     """The job as JSON: everything needed to play it again."""
     return {
         "arms": [
-            {"label": a.label, "bots": list(a.bots), "rules": dataclasses.asdict(a.rules)}
+            # the rules as the manifest reads them back (seat coins: a list, not a tuple)
+            {
+                "label": a.label,
+                "bots": list(a.bots),
+                "rules": json.loads(json.dumps(dataclasses.asdict(a.rules))),
+            }
             for a in job.arms
         ],
         "games": job.games,

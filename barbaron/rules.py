@@ -157,12 +157,19 @@ MAX_START_COINS = 1_000_000
 
 @dataclass(frozen=True)
 class Rules:
-    """The table of one game: players, rounds, start coins and the per-seat bonus (R4, R5)."""
+    """The table of one game: players, rounds, and every seat's start coins (R4, R5).
+
+    The start coins follow R4's flat schedule, ``start_coins + seat_bonus * seat``, unless
+    ``seat_coins`` gives every seat its own (one value per seat, a house rule for a shaped
+    compensation): then ``start_coins`` and ``seat_bonus`` are not used. A list is kept as a
+    tuple, so that rules stay hashable.
+    """
 
     players: int = 4
     rounds: int = 10
     start_coins: int = 1000
     seat_bonus: int = 100
+    seat_coins: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("players", "rounds", "start_coins", "seat_bonus"):
@@ -174,18 +181,30 @@ class Rules:
         if not 1 <= self.rounds <= 1000:
             raise ValueError(f"rules: rounds must be between 1 and 1000, got {self.rounds}")
         for name in ("start_coins", "seat_bonus"):
-            value = getattr(self, name)
-            if value < 0 or value % 5:
+            _check_coins(name, getattr(self, name))
+        if self.seat_coins is not None:
+            coins = self.seat_coins
+            if not isinstance(coins, tuple | list) or not all(
+                isinstance(c, int) and not isinstance(c, bool) for c in coins
+            ):
                 raise ValueError(
-                    f"rules: {name} must be a non-negative multiple of 5 (coins come in 5s, R9), "
-                    f"got {value}"
+                    f"rules: seat_coins must be whole numbers, one per seat, got {coins!r}"
                 )
-            if value > MAX_START_COINS:  # the array engines keep coins in 32 bits
-                raise ValueError(f"rules: {name} must be at most {MAX_START_COINS:,}, got {value}")
+            if len(coins) != self.players:
+                values = f"{len(coins)} value{'s' if len(coins) != 1 else ''}"
+                raise ValueError(
+                    f"rules: seat_coins has {values} for a table of {self.players} players: "
+                    "give one per seat"
+                )
+            for seat, value in enumerate(coins):
+                _check_coins(f"seat_coins (seat {seat})", value)
+            object.__setattr__(self, "seat_coins", tuple(coins))
 
     def seat_start_coins(self, seat: int) -> int:
-        """Coins seat ``seat`` starts with (R4)."""
-        return self.start_coins + self.seat_bonus * seat
+        """Coins seat ``seat`` starts with (R4): its own ``seat_coins``, if given."""
+        if self.seat_coins is not None:
+            return self.seat_coins[seat]  # R4, per seat
+        return self.start_coins + self.seat_bonus * seat  # R4
 
     @property
     def turn_slots(self) -> int:
@@ -204,6 +223,17 @@ class Rules:
                 "(valid: players, rounds, start_coins, seat_bonus)"
             )
         return cls(**data)
+
+
+def _check_coins(name: str, value: int) -> None:
+    """A number of start coins: non-negative, in 5s (R9), small enough for 32-bit coins."""
+    if value < 0 or value % 5:
+        raise ValueError(
+            f"rules: {name} must be a non-negative multiple of 5 (coins come in 5s, R9), "
+            f"got {value}"
+        )
+    if value > MAX_START_COINS:  # the array engines keep coins in 32 bits
+        raise ValueError(f"rules: {name} must be at most {MAX_START_COINS:,}, got {value}")
 
 
 # --- Lookup tables for the array engines, computed from the formulas above --------------------

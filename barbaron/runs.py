@@ -4,6 +4,7 @@ they return, and the run itself (a results folder or memory; Ctrl-C and faults a
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import os
@@ -30,8 +31,9 @@ class RunOptions(TypedDict, total=False):
     seed: int
     rotate: bool
     rounds: int
-    start_coins: int
-    seat_bonus: int
+    start_coins: int | None
+    seat_bonus: int | None
+    seat_coins: Sequence[int] | None
     out: str | Path | None
     force: bool
     resume: bool
@@ -45,13 +47,17 @@ class RunOptions(TypedDict, total=False):
 @dataclass(frozen=True)
 class Execution:
     """How a run plays and where it writes: the seed, the rules' money and length, the folder,
-    the workers. Results depend only on seed, lineups and rules, never on the rest."""
+    the workers. Results depend only on seed, lineups and rules, never on the rest.
+
+    The start coins are R4's flat schedule (``start_coins``, default 1000, and ``seat_bonus``,
+    default 100) or ``seat_coins``, one value per seat: one or the other, not both."""
 
     seed: int = 0  # the deals' seed: same seed, same games
     rotate: bool = True  # play every deal in every rotation of the lineup (duplicate format)
     rounds: int = 10  # R5
-    start_coins: int = 1000  # R4: coins of seat 0
-    seat_bonus: int = 100  # R4: extra start coins per later seat
+    start_coins: int | None = None  # R4: coins of seat 0 (None: the rules' default, 1000)
+    seat_bonus: int | None = None  # R4: extra start coins per later seat (None: 100)
+    seat_coins: Sequence[int] | None = None  # R4: every seat's start coins instead, or None
     out: str | Path | None = None  # results folder to write; None plays in memory
     force: bool = False  # replace an existing results folder
     resume: bool = False  # continue an interrupted run (OUT.partial)
@@ -66,8 +72,6 @@ class Execution:
             "seed": "whole",
             "rotate": "bool",
             "rounds": "whole",
-            "start_coins": "whole",
-            "seat_bonus": "whole",
             "force": "bool",
             "resume": "bool",
             "workers": "whole",
@@ -77,6 +81,24 @@ class Execution:
         }
         for name, kind in kinds.items():
             object.__setattr__(self, name, checked(getattr(self, name), name, kind))
+        for name in ("start_coins", "seat_bonus"):  # None: the rules' default
+            value = checked(getattr(self, name), name, "whole", optional=True)
+            object.__setattr__(self, name, value)
+        if self.seat_coins is not None:
+            coins = self.seat_coins
+            if isinstance(coins, str | bytes | Mapping | Set) or not isinstance(coins, Iterable):
+                raise UsageError(
+                    f"seat_coins must be a list of whole numbers, one per seat, got {shown(coins)}"
+                )
+            coins = tuple(checked(c, "seat_coins", "whole") for c in coins)
+            if not coins:
+                raise UsageError("--seat-coins needs one value per seat, got none")
+            object.__setattr__(self, "seat_coins", coins)
+            if self.start_coins is not None or self.seat_bonus is not None:
+                raise UsageError(
+                    "give --seat-coins or --start-coins/--seat-bonus, not both (--seat-coins "
+                    "sets every seat's start coins)"
+                )
         checked(self.out, "out", "path", optional=True)
         checked(self.scheduler, "scheduler", "text", optional=True)
         if self.scheduler is not None and self.backend != "dask":
@@ -86,8 +108,10 @@ class Execution:
         if self.force and self.resume:
             raise UsageError("give --resume or --force, not both")
 
-    def rules(self, players: int, **changes: int) -> Rules:
-        """The rules of a table of ``players`` (and ``changes``), or a UsageError."""
+    def rules(self, players: int, **changes: object) -> Rules:
+        """The rules of a table of ``players`` (and ``changes``), or a UsageError. With seat
+        coins, the flat schedule's fields say seat 0's coins and no bonus, so that no record
+        shows a schedule that is not played."""
         from barbaron.rules import Rules
 
         values = {
@@ -95,14 +119,18 @@ class Execution:
             "rounds": self.rounds,
             "start_coins": self.start_coins,
             "seat_bonus": self.seat_bonus,
+            "seat_coins": self.seat_coins,
             **changes,
         }
+        if values["seat_coins"]:
+            values.update(start_coins=values["seat_coins"][0], seat_bonus=0)
         try:
-            return Rules(**values)
+            return Rules(**{k: v for k, v in values.items() if v is not None})
         except ValueError as e:
-            raise UsageError(
-                str(e).replace("start_coins", "--start-coins").replace("seat_bonus", "--seat-bonus")
-            ) from None
+            message = str(e)
+            for name in ("start_coins", "seat_bonus", "seat_coins"):
+                message = message.replace(name, "--" + name.replace("_", "-"))
+            raise UsageError(message) from None
 
     def job(self, arms: list[Arm], games: int, *, rotate: bool | None = None) -> Job:
         """The harness's Job for ``arms``, or a UsageError."""
@@ -340,6 +368,24 @@ def field_of(field: str | Sequence[str], players: int | None) -> list[str]:
     return specs
 
 
+def table_of(bots: str | Sequence[str], players: object) -> list[str]:
+    """The bot specs of a seat-fairness table, one per seat: one spec for every seat of a table
+    of ``players`` (default 4), or 2 to 4 specs (``players``, if given, must be their number)."""
+    bots = specs_of(bots, "--bots")
+    players = players_of(players)
+    if len(bots) == 1:
+        bots = bots * (players or 4)
+    elif not 2 <= len(bots) <= 4:
+        raise UsageError(f"--bots takes 1 bot (with --players) or 2 to 4 bots; got {len(bots)}")
+    elif players is not None and players != len(bots):
+        raise UsageError(
+            f"--players {players} disagrees with the {len(bots)} --bots specs: give --players "
+            f"{len(bots)} or leave it out"
+        )
+    build_bots(bots)
+    return bots
+
+
 @dataclass
 class Run:
     """A run under way: its job, where it writes (a results folder, or memory), what it played.
@@ -394,23 +440,36 @@ class Run:
         from barbaron.run import execute
 
         quiet = not self.execution.progress
+        if getattr(self.sink, "partial", None) is not None:  # a folder: plots at the end
+            _import_in_background("barbaron.plots")
         self.outcome = execute(self.job, self.sink, quiet=quiet, on_unit=on_unit)
 
     @property
     def totals(self) -> list[Totals]:
         return self.outcome.totals
 
-    def finish(self, result_type: type[RunResult], summary: dict, table: list[dict]):
-        """Write the folder (summary, table, plots, games) and return the typed result."""
+    def finish(
+        self,
+        result_type: type[RunResult],
+        summary: dict,
+        table: list[dict],
+        *,
+        also_games: int = 0,
+        also_seconds: float = 0.0,
+    ):
+        """Write the folder (summary, table, plots, games) and return the typed result.
+        ``also_games`` and ``also_seconds``: what was played before the job (a search that
+        chose it), counted in the result and the manifest."""
         from barbaron.results import InMemory
 
         outcome = self.outcome
         total = sum(t.deals for t in outcome.totals) * self.job.rotations
+        seconds = outcome.seconds + also_seconds
         common = {
             "summary": summary,
-            "games_total": total,
-            "games_now": outcome.games_now,
-            "seconds": outcome.seconds,
+            "games_total": total + also_games,
+            "games_now": outcome.games_now + also_games,
+            "seconds": seconds,
         }
         if isinstance(self.sink, InMemory):
             return result_type(out=None, rows=self.sink.table(), **common)
@@ -419,9 +478,22 @@ class Run:
         command = importlib.import_module(f"barbaron.commands.{self.command}")
         figures = command.figures(summary, self.sink.shard_files())
         out = self.sink.finish(
-            summary, table, figures, seconds=outcome.seconds, games_played=outcome.games_now
+            summary, table, figures, seconds=seconds, games_played=common["games_now"]
         )
         return result_type(out=out, **common)
+
+
+def _import_in_background(module: str) -> None:
+    """Import ``module`` on a background thread (matplotlib for the plots, while the games
+    play in kernels that let go of the GIL). A failure is left to the import when it is needed."""
+    import importlib
+    import threading
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"barbaron-import-{module}", daemon=True).start()
 
 
 def raise_stopped(

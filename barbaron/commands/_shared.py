@@ -12,15 +12,33 @@ from barbaron.config import DEFAULT_BATCH_SIZE
 
 # --- options ---------------------------------------------------------------------------------
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
-    """--rounds, --start-coins, --seat-bonus."""
+    """--rounds, --start-coins, --seat-bonus, --seat-coins."""
     group = parser.add_argument_group("rules")
     group.add_argument("--rounds", type=int, default=10, help="rounds per game (default 10)")
     group.add_argument(
-        "--start-coins", type=int, default=1000, help="coins of seat 0 at the start (default 1000)"
+        "--start-coins", type=int, help="coins of seat 0 at the start (default 1000)"
     )
     group.add_argument(
-        "--seat-bonus", type=int, default=100, help="extra start coins per later seat (default 100)"
+        "--seat-bonus", type=int, help="extra start coins per later seat (default 100)"
     )
+    group.add_argument(
+        "--seat-coins",
+        type=seat_coins_arg,
+        metavar="C0,C1,...",
+        help="every seat's start coins instead, one per seat (e.g. 1000,1080,1150,1240); "
+        "not with --start-coins or --seat-bonus",
+    )
+
+
+def seat_coins_arg(text: str) -> tuple[int, ...]:
+    """--seat-coins: whole numbers separated by commas (checked further by the rules)."""
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be whole numbers separated by commas, one per seat (e.g. 1000,1100,1200), "
+            f"got {text!r}"
+        ) from None
 
 
 def add_run_options(
@@ -100,14 +118,22 @@ def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
     )
 
 
+def rules_options(args: argparse.Namespace) -> dict:
+    """The run options of the rules (``barbaron.api.RunOptions``) from the parsed options."""
+    return {
+        "rounds": args.rounds,
+        "start_coins": args.start_coins,
+        "seat_bonus": args.seat_bonus,
+        "seat_coins": args.seat_coins,
+    }
+
+
 def run_options(args: argparse.Namespace) -> dict:
     """The library's run options (``barbaron.api.RunOptions``) from the parsed options."""
     return {
         "seed": args.seed,
         "rotate": args.rotate,
-        "rounds": args.rounds,
-        "start_coins": args.start_coins,
-        "seat_bonus": args.seat_bonus,
+        **rules_options(args),
         "out": args.out,
         "force": args.force,
         "resume": args.resume,
@@ -148,10 +174,12 @@ def bot_table(arm: dict) -> str:
 
 def seat_table(arm: dict) -> str:
     """The per-seat table and the seat-balance test."""
+    from barbaron.rules import Rules
+
     lines = [f"{'seat':<6} {'start':>6} {'win share':>9} {'95% interval':>18} {'mean worth':>10}"]
-    rules = arm["rules"]
+    rules = Rules(**arm["rules"])
     for s in arm["seats"]:
-        start = rules["start_coins"] + rules["seat_bonus"] * s["seat"]
+        start = rules.seat_start_coins(s["seat"])
         lines.append(
             f"{s['seat']:<6} {start:>6} {s['win_share']:>9.4f} "
             f"{interval(s['win_share_ci']):>18} {s['mean_worth']:>10.1f}"

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from barbaron.commands._shared import add_rules_options
+from barbaron.commands._shared import add_rules_options, rules_options
 from barbaron.config import MAX_INDEX
 from barbaron.errors import UsageError
 
@@ -69,10 +69,13 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.seed < MAX_INDEX:
         raise UsageError("--seed must be a whole number from 0 to 2**63 - 1")
     if args.save is not None:
+        if args.seat_coins is not None:
+            raise UsageError(
+                "--save writes a scenario file, whose rules have no per-seat coins: give "
+                "--start-coins/--seat-bonus, or leave out --save"
+            )
         check_writable(args.save, "--save")
-    rules = Execution(
-        rounds=args.rounds, start_coins=args.start_coins, seat_bonus=args.seat_bonus
-    ).rules(players)
+    rules = Execution(**rules_options(args)).rules(players)
     try:
         result = play_duel(
             args.homies, seat=args.seat, seed=args.seed, timer=args.timer, rules=rules

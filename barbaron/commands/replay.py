@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from barbaron.commands._shared import add_rules_options
+from barbaron.commands._shared import add_rules_options, rules_options
 from barbaron.config import MAX_INDEX
 from barbaron.errors import UsageError
 
@@ -147,8 +147,10 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
         )
     found = game_of_run(args.run_dir, args.game, args.arm)
     args.seed, args.game, args.bots = found.seed, found.deal, list(found.bots)
-    for key, value in found.rules.items():
-        setattr(args, key, value)
+    rules = found.rules
+    args.rounds, args.seat_coins = rules["rounds"], rules.get("seat_coins")  # None: flat
+    flat = (rules["start_coins"], rules["seat_bonus"])
+    args.start_coins, args.seat_bonus = (None, None) if args.seat_coins is not None else flat
     print(
         f"# game {found.game} of {args.run_dir} = deal {found.deal}, rotation "
         f"{found.rotation}: replaying with --seed {args.seed} --game {found.deal} --bots "
@@ -168,9 +170,7 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     if not (0 <= args.seed < MAX_INDEX and 0 <= args.game < MAX_INDEX):
         raise UsageError("--seed and --game must be whole numbers from 0 to 2**63 - 1")
     strategies = lineup_bots(args.bots)
-    rules = Execution(
-        rounds=args.rounds, start_coins=args.start_coins, seat_bonus=args.seat_bonus
-    ).rules(len(strategies))
+    rules = Execution(**rules_options(args)).rules(len(strategies))
     if args.html is not None:
         from barbaron.streams import SeededChance
 

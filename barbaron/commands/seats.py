@@ -1,6 +1,8 @@
 """For each seat bonus, the seats' win shares with 95% intervals, and the bonus at which the
 seats come out even: where the least-squares slope of win share over seat index crosses zero
-(interpolated; the interval from where the slope's 95% band crosses zero)."""
+(interpolated; the interval from where the slope's 95% band crosses zero). With --solve: the
+per-seat start coins at which every seat wins 1/players (a damped Newton iteration on common
+random numbers, seat 0's coins fixed), confirmed on fresh deals."""
 
 from __future__ import annotations
 
@@ -14,12 +16,19 @@ from barbaron.commands._shared import (
     plus_minus,
     print_done,
     run_options,
+    seat_table,
 )
+from barbaron.errors import UsageError
 
 HELP = "fairness study: seat win shares against the seat bonus"
 EPILOG = """examples:
   barbaron seats --bots normal --bonus 0:200:25 --out runs/seats
-  barbaron seats --bots easy normal hard hard --games 40000 --out runs/mixed"""
+  barbaron seats --bots easy normal hard hard --games 40000 --out runs/mixed
+  barbaron seats --bots hard --solve --out runs/solved"""
+
+GAMES = 20_000  # games per bonus
+SOLVE_GAMES = 1_000_000  # the solution's confirmation
+BONUS = "0:200:25"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,11 +48,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "with several --bots specs it must be their number)",
     )
     parser.add_argument(
-        "--bonus",
-        default="0:200:25",
-        help="seat bonuses START:STOP:STEP or a comma list (default 0:200:25)",
+        "--bonus", help=f"seat bonuses START:STOP:STEP or a comma list (default {BONUS})"
     )
-    add_run_options(parser, games=20000)
+    parser.add_argument(
+        "--games",
+        type=int,
+        help=f"games per bonus (default {GAMES:,}); with --solve, the confirmation's games "
+        f"(default {SOLVE_GAMES:,})",
+    )
+    solve = parser.add_argument_group("solve")
+    solve.add_argument(
+        "--solve",
+        action="store_true",
+        help="find every seat's start coins at which each seat wins 1/players (seat 0 keeps "
+        "--start-coins), and confirm them on fresh deals",
+    )
+    solve.add_argument(
+        "--search-games",
+        type=int,
+        help="with --solve: games per lineup in a full-size search iteration (default 1,000,000)",
+    )
+    solve.add_argument(
+        "--iterations",
+        type=int,
+        help="with --solve: search iterations at the most (default 12)",
+    )
+    add_run_options(parser, games=None)
     add_rules_options(parser)
 
 
@@ -56,8 +86,17 @@ def run(args: argparse.Namespace) -> int:
             "the same bot in every seat: rotations would repeat identical games, so each "
             "deal is played once"
         )
+    if args.solve:
+        return _solve(args)
+    for option in ("search_games", "iterations"):
+        if getattr(args, option) is not None:
+            raise UsageError(f"--{option.replace('_', '-')} goes with --solve")
     result = api.seats(
-        args.bots, bonus=args.bonus, players=args.players, games=args.games, **run_options(args)
+        args.bots,
+        bonus=BONUS if args.bonus is None else args.bonus,
+        players=args.players,
+        games=GAMES if args.games is None else args.games,
+        **run_options(args),
     )
     points, even = result.summary["points"], result.even
     players = len(points[0]["seats"])
@@ -85,8 +124,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solve(args: argparse.Namespace) -> int:
+    """seats --solve: the search's iterations, the solution and its confirmation."""
+    from barbaron import api
+
+    if args.bonus is not None:
+        raise UsageError("--bonus is the bonus sweep's; --solve finds every seat's coins")
+    given = {"search_games": args.search_games, "iterations": args.iterations}
+    result = api.solve_seats(
+        args.bots,
+        players=args.players,
+        games=SOLVE_GAMES if args.games is None else args.games,
+        **{k: v for k, v in given.items() if v is not None},
+        **run_options(args),
+    )
+    s = result.summary
+    search, c = s["search"], result.confirmation
+    players = len(s["seat_coins"])
+    print(f"search: {s['method']}")
+    print(f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}")
+    header = f"{'iteration':>9} {'games':>10} {'start coins':>{6 * players}}"
+    print(f"{header} {'largest deviation':>18}")
+    for it in s["iterations"]:
+        coins = "".join(f"{x:>6}" for x in it["seat_coins"])
+        print(
+            f"{it['iteration']:>9} {it['games']:>10,} {coins} "
+            f"{it['largest_deviation_pp']:>11.2f} points"
+        )
+    state = "converged" if s["converged"] else "NOT converged (closest to fair of those played)"
+    coins = ", ".join(map(str, s["seat_coins"]))
+    print(f"solution: {coins}, from iteration {s['solution_iteration']} ({state})")
+    print(f"\nconfirmation on fresh deals (seed {c['seed']}, {c['games']:,} games):")
+    print(seat_table(c))
+    print(
+        f"largest seat deviation from 1/{players}: {c['largest_deviation_pp']:.3f} percentage "
+        "points"
+    )
+    print_done(result)
+    return 0
+
+
 def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
-    """Seat win share against the seat bonus."""
+    """Seat win share against the seat bonus; with --solve, the search's iterations and the
+    confirmation."""
     from barbaron import plots
 
+    if "confirmation" in summary:
+        return [("seat_coins.png", plots.seat_coins_search(summary))]
     return [("seat_bonus.png", plots.seat_bonus_curve(summary["points"], summary["even"]))]

@@ -1,0 +1,298 @@
+"""Per-seat start coins that make every seat's win share equal: ``barbaron seats --solve``.
+
+The unknowns are the start coins of seats 1..P-1; seat 0 keeps the coins it starts with in the
+rules given (``--start-coins``, or the first of ``--seat-coins``), so the level of the money
+stays the designer's choice and only the compensation is solved. The equations: each of seats
+1..P-1 wins 1/P of the games (R19 shares); seat 0's share then follows, as shares sum to 1.
+
+- **Common random numbers.** Every iteration plays the same deals (the run's seed; a shorter
+  iteration plays the first of them), so the shares move between iterations by the coins
+  alone, not by luck: the search finds the root on these deals.
+- **Damped Newton (chord).** The first two iterations play 1/16 and 1/4 of the search's
+  games (cheap steps from far away) and measure the Jacobian: on the same deals, the table
+  plays once more for each seat 1..P-1 with :data:`STEP` more coins for that seat, and the
+  differences are the Jacobian's columns (the shares' response to each seat's coins, a finite
+  difference on common random numbers, so with little noise). The full-size iterations after
+  them play the current coins only and keep the last Jacobian (a chord, or simplified Newton,
+  iteration: the Jacobian's error slows the convergence a little but does not move the root,
+  and the search's games go where they count, into the shares at the current coins). Every
+  step is damped (no seat moves more than :data:`MAX_STEP` coins at once) and the coins are
+  rounded to multiples of 5 (R9). The search stops when a full-size iteration's step rounds to
+  no change, or leads back to coins already played at full size (rounding's own back-and-forth;
+  converged when that last step is at most 5 coins a seat), or after ``iterations``. The
+  solution is the full-size iteration's coins closest to fair (the smallest largest seat
+  deviation). The root's error is the search's sampling error (about 0.05 percentage points
+  a seat at 1,000,000 games): hence a search as large as the confirmation by default.
+- **Confirmation.** On its own deals the solution is fair by construction, so it plays again
+  on fresh deals (seed + 1, as tune's confirmation): the seats' shares with intervals there,
+  the seat-balance test and the largest seat deviation are the result. The results folder is
+  the confirmation's (its games, manifest, summary); it is created once the search has found
+  the coins, and ``resume`` repeats the search (the same, as it is deterministic) and then
+  continues the confirmation.
+
+Same seed, same solution, whatever the workers or batch size: the shares come from exact
+integer tallies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Unpack
+
+import numpy as np
+
+from barbaron.errors import RunFailed, UsageError
+from barbaron.runs import (
+    Execution,
+    Run,
+    RunOptions,
+    RunResult,
+    checked,
+    execution_of,
+    frame,
+    table_of,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from barbaron.harness import Totals
+    from barbaron.rules import Rules
+
+STEP = 50  # coins added to one seat to measure the shares' response (the Jacobian)
+MAX_STEP = 300  # the most coins a seat moves in one iteration (the damping)
+ROUND = 5  # coins come in 5s (R9)
+WARM_UP = (16, 4)  # the first iterations play 1/16 and 1/4 of the search's games
+MAX_ITERATIONS = 100
+METHOD = (
+    f"damped chord Newton on common random numbers (Jacobian from +{STEP} coins a seat on the "
+    f"short iterations, steps of at most {MAX_STEP} coins, coins in {ROUND}s)"
+)
+
+
+@dataclass(frozen=True)
+class SolveResult(RunResult):
+    """The result of :func:`solve_seats`: the per-seat start coins, the search's iterations and
+    the confirmation on fresh deals. ``.seats``, ``.bots`` and ``.games()`` are the
+    confirmation's."""
+
+    @property
+    def seat_coins(self) -> list[int]:
+        """The solution: every seat's start coins."""
+        return self.summary["seat_coins"]
+
+    @property
+    def confirmation(self) -> dict:
+        """The solution on fresh deals: ``seats`` (win share with 95% interval, deviation from
+        1/players in percentage points), ``seat_balance``, ``p_value``,
+        ``largest_deviation_pp``."""
+        return self.summary["confirmation"]
+
+    @property
+    def iterations(self) -> pd.DataFrame:
+        """One row per iteration and seat: games, start coins, win share with its 95%
+        interval on the search's deals."""
+        return frame(
+            [
+                {"iteration": it["iteration"], "games": it["games"], "start_coins": coins, **s}
+                for it in self.summary["iterations"]
+                for coins, s in zip(it["seat_coins"], it["seats"], strict=True)
+            ]
+        )
+
+
+def solve_seats(
+    bots: str | Sequence[str],
+    *,
+    players: int | None = None,
+    games: int = 1_000_000,
+    search_games: int = 1_000_000,
+    iterations: int = 12,
+    **options: Unpack[RunOptions],
+) -> SolveResult:
+    """Find every seat's start coins at which each seat of the table wins 1/players, by a
+    damped chord Newton iteration on common random numbers (see the module's docstring), seat 0's
+    coins fixed; then confirm them with ``games`` games on fresh deals. The table: one spec for
+    every seat of ``players`` (default 4; each deal once, as rotations would repeat identical
+    games), or 2 to 4 specs played in rotation (every seat sees every bot, so the coins are
+    fair to the seats, whoever sits in them; with ``rotate=False`` they are fair to this
+    seating). The search starts from the rules' start coins (``start_coins``/``seat_bonus``
+    or ``seat_coins``); ``search_games`` games per lineup at full size, at most
+    ``iterations`` iterations."""
+    from barbaron.config import MAX_GAMES, MAX_INDEX
+    from barbaron.harness import Arm
+
+    execution = execution_of(options)
+    bots = table_of(bots, players)
+    players = len(bots)
+    games = checked(games, "games", "whole")
+    search_games = checked(search_games, "search_games", "whole")
+    iterations = checked(iterations, "iterations", "whole")
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise UsageError(f"--iterations must be from 1 to {MAX_ITERATIONS}, got {iterations}")
+    rotate = execution.rotate and len(set(bots)) > 1  # identical seats: each deal once
+    rotations = players if rotate else 1
+    if not rotations <= search_games <= MAX_GAMES or search_games % rotations:
+        raise UsageError(
+            f"--search-games must be a positive multiple of the {rotations} rotations (each "
+            f"deal is played in every rotation), at most {MAX_GAMES:,}, got {search_games}"
+        )
+    start = execution.rules(players)
+    confirming = dataclasses.replace(execution, seed=(execution.seed + 1) % MAX_INDEX)
+    confirming.job([Arm("solution", tuple(bots), start)], games, rotate=rotate)  # checks it
+    out = None if execution.out is None else Path(execution.out)
+    if out is not None and not (execution.force or execution.resume) and out.exists():
+        raise UsageError(f"{out} exists: choose another --out or add --force to replace it")
+    search = _search(execution, bots, start, search_games, iterations, rotate)
+    rules = execution.rules(players, seat_coins=search["seat_coins"])
+    arm = Arm("solution", tuple(bots), rules)
+    with Run.open("seats", confirming, [arm], games, rotate=rotate) as run:
+        run.play()
+        confirmation = run.totals[0].summary()
+        confirmation.pop("label")
+        for seat in confirmation["seats"]:
+            seat["start_coins"] = rules.seat_start_coins(seat["seat"])
+            seat["deviation_pp"] = 100 * (seat["win_share"] - 1 / players)
+        confirmation["seed"] = confirming.seed
+        confirmation["p_value"] = confirmation["seat_balance"]["p_value"]
+        confirmation["largest_deviation_pp"] = max(
+            abs(s["deviation_pp"]) for s in confirmation["seats"]
+        )
+        summary = {
+            "games": games,
+            "bots": confirmation["bots"],
+            "seats": confirmation["seats"],
+            "rotate": rotate,
+            "seat_coins": search["seat_coins"],
+            "solution_iteration": search["solution_iteration"],
+            "converged": search["converged"],
+            "method": METHOD,
+            "search": search["settings"],
+            "iterations": search["iterations"],
+            "confirmation": confirmation,
+        }
+        columns = ("seat", "start_coins", "win_share", "win_share_ci", "deviation_pp", "mean_worth")
+        table = [{k: s[k] for k in columns} for s in confirmation["seats"]]
+        return run.finish(
+            SolveResult,
+            summary,
+            table,
+            also_games=search["games_played"],
+            also_seconds=search["seconds"],
+        )
+
+
+def _search(
+    execution: Execution,
+    bots: list[str],
+    start: Rules,
+    search_games: int,
+    iterations: int,
+    rotate: bool,
+) -> dict:
+    """The damped chord Newton iteration: the solution, whether it converged, every iteration,
+    the search's settings, its games and seconds."""
+    import time
+
+    from barbaron.harness import Arm
+    from barbaron.rules import MAX_START_COINS
+    from barbaron.tuning import _play
+
+    players = len(bots)
+    rotations = players if rotate else 1
+    coins = [start.seat_start_coins(s) for s in range(players)]
+    full: dict[tuple[int, ...], int] = {}  # coins played at full size -> their iteration
+    history: list[dict] = []
+    jacobian = None  # d share of seat i / d coins of seat j, seats 1..P-1
+    converged, played, started = False, 0, time.perf_counter()
+    for k in range(iterations):
+        warm = WARM_UP[k] if k < len(WARM_UP) and k < iterations - 1 else 1
+        n = max(rotations, search_games // warm // rotations * rotations)
+        measure = warm > 1 or jacobian is None  # the short iterations measure the Jacobian
+        arms = [Arm("coins", tuple(bots), execution.rules(players, seat_coins=coins))]
+        for seat in range(1, players if measure else 1):
+            more = [c + STEP * (s == seat) for s, c in enumerate(coins)]
+            rules = execution.rules(players, seat_coins=more)
+            arms.append(Arm(f"seat {seat} +{STEP}", tuple(bots), rules))
+        job = execution.job(arms, n, rotate=rotate)
+        totals = _play(job, quiet=not execution.progress)
+        played += n * len(arms)
+        at = totals[0].summary()
+        share = _shares(totals[0])
+        if measure:
+            jacobian = np.array([(_shares(t) - share)[1:] for t in totals[1:]]).T / STEP
+        try:
+            step = np.linalg.solve(jacobian, 1 / players - share[1:])
+        except np.linalg.LinAlgError:
+            raise RunFailed(
+                "the seats' win shares do not respond to their start coins on the search's "
+                "deals (a singular Jacobian): try more --search-games"
+            ) from None
+        step *= min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
+        upper = MAX_START_COINS - STEP  # room for the Jacobian's extra coins
+        moved = [coins[0]] + [
+            min(max(math.floor((c + d) / ROUND + 0.5) * ROUND, 0), upper)
+            for c, d in zip(coins[1:], step, strict=True)
+        ]
+        deviation = 100 * float(np.abs(share - 1 / players).max())
+        history.append(
+            {
+                "iteration": k,
+                "games": n,
+                "seat_coins": coins,
+                "seats": [
+                    {key: s[key] for key in ("seat", "win_share", "win_share_ci")}
+                    for s in at["seats"]
+                ],
+                "largest_deviation_pp": deviation,
+                "seat_balance": at["seat_balance"],
+                "jacobian_per_100_coins": (100 * jacobian).tolist() if measure else None,
+                "step": step.tolist(),
+            }
+        )
+        if execution.progress:
+            from tqdm import tqdm
+
+            tqdm.write(
+                f"  iteration {k}: {n:,} games, coins {_text(coins)}: largest seat deviation "
+                f"{deviation:.2f} points; next {_text(moved)}"
+            )
+        if n == search_games:
+            full[tuple(coins)] = k
+            if tuple(moved) in full:  # no change, or back to coins already played
+                converged = max(abs(a - b) for a, b in zip(moved, coins, strict=True)) <= ROUND
+                break
+        coins = moved
+    # the closest to fair of the full-size iterations (the last is one); ties: the earliest
+    best = min(full.values(), key=lambda k: history[k]["largest_deviation_pp"])
+    return {
+        "seat_coins": history[best]["seat_coins"],
+        "solution_iteration": best,
+        "converged": converged,
+        "iterations": history,
+        "settings": {
+            "seed": execution.seed,
+            "games": search_games,
+            "max_iterations": iterations,
+            "start": [start.seat_start_coins(s) for s in range(players)],
+            "fixed_seat": 0,
+            "step": STEP,
+            "max_step": MAX_STEP,
+            "warm_up": [search_games // w // rotations * rotations for w in WARM_UP],
+        },
+        "games_played": played,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def _shares(total: Totals) -> np.ndarray:
+    """Every seat's win share (R19) from the exact tallies."""
+    return np.array([s["win_share"] for s in total.summary()["seats"]])
+
+
+def _text(coins: Sequence[int]) -> str:
+    return "/".join(str(c) for c in coins)

@@ -1,0 +1,276 @@
+"""Per-seat start coins (``--seat-coins``, ``Rules.seat_coins``) and ``barbaron seats --solve``
+(``api.solve_seats``): the rules, both engines, the run options, the command line, resume, and
+the solver converging on a small cheap table."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barbaron import api
+from barbaron.batch import play_batch
+from barbaron.cli import main
+from barbaron.errors import UsageError
+from barbaron.harness import Arm, Job
+from barbaron.reference import Game
+from barbaron.registry import make_bot
+from barbaron.replay import batch_outcome, replay_game
+from barbaron.results import RunFolder
+from barbaron.rules import MAX_START_COINS, Rules
+from barbaron.run import execute
+from barbaron.streams import SeededChance
+
+CHEAP = ["threshold", "threshold"]  # a fast 2-player table for the solver
+SOLVE = {"games": 4000, "search_games": 8000, "seed": 2, "batch_size": 2000}
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# --- the rules ---------------------------------------------------------------------------------
+def test_seat_coins_replace_the_flat_schedule_and_stay_hashable():
+    rules = Rules(players=3, seat_coins=[1000, 1085, 1150])
+    assert rules.seat_coins == (1000, 1085, 1150) and hash(rules) == hash(Rules(**vars(rules)))
+    assert [rules.seat_start_coins(s) for s in range(3)] == [1000, 1085, 1150]
+    assert [Rules(players=3).seat_start_coins(s) for s in range(3)] == [1000, 1100, 1200]
+
+
+@pytest.mark.parametrize(
+    "coins, message",
+    [
+        ((1000, 1100, 1200), "seat_coins has 3 values for a table of 4 players"),
+        ((1000, 1100, 1202, 1300), r"seat_coins \(seat 2\) must be a non-negative multiple of 5"),
+        ((1000, -5, 1200, 1300), r"seat_coins \(seat 1\) must be a non-negative multiple of 5"),
+        ((1000, 1100, 1200, MAX_START_COINS + 5), "at most 1,000,000"),
+        ((1000, 1100.0, 1200, 1300), "seat_coins must be whole numbers"),
+        ((1000, True, 1200, 1300), "seat_coins must be whole numbers"),
+        ("1000,1100,1200,1300", "seat_coins must be whole numbers"),
+    ],
+)
+def test_rules_refuse_bad_seat_coins(coins, message):
+    with pytest.raises(ValueError, match=message):
+        Rules(seat_coins=coins)
+
+
+def test_scenario_files_keep_their_rules():
+    with pytest.raises(ValueError, match="unknown key 'seat_coins'"):
+        Rules.from_dict({"seat_coins": [1000, 1100, 1200, 1300]})
+
+
+# --- the engines -------------------------------------------------------------------------------
+def test_seat_coins_play_the_same_games_as_the_equal_flat_schedule():
+    bots = [make_bot(s) for s in ("hard", "normal", "easy", "greedy")]
+    deals = np.arange(300)
+    flat = play_batch(Rules(start_coins=200, seat_bonus=50), bots, 9, deals)
+    # the flat fields are left at their defaults: seat_coins alone decides
+    shaped = play_batch(Rules(seat_coins=(200, 250, 300, 350)), bots, 9, deals)
+    default = play_batch(Rules(), bots, 9, deals)
+    assert np.array_equal(shaped.worth, flat.worth)
+    assert np.array_equal(shaped.state.coins, flat.state.coins)
+    assert not np.array_equal(shaped.worth, default.worth)  # the coins matter
+
+
+def test_both_engines_play_a_shaped_schedule_alike():
+    rules = Rules(players=3, rounds=6, seat_coins=(300, 150, 460))
+    bots = [make_bot(s) for s in ("hard", "greedy", "normal")]
+    assert Game(rules, bots, SeededChance(4, 0)).coins == [300, 150, 460]
+    for game in range(5):
+        outcome, _ = replay_game(rules, bots, 4, game)
+        assert outcome.to_dict() == batch_outcome(rules, bots, 4, game)
+
+
+# --- the run options ---------------------------------------------------------------------------
+def test_play_records_the_seat_coins_in_the_summary_and_the_games():
+    result = api.play(["easy", "normal", "hard"], games=600, seat_coins=[900, 1000, 1105])
+    rules = result.summary["rules"]
+    assert list(rules["seat_coins"]) == [900, 1000, 1105]
+    assert (rules["start_coins"], rules["seat_bonus"]) == (900, 0)  # no flat bonus is shown
+    games = result.games()
+    assert games.groupby("seat")["start_coins"].first().tolist() == [900, 1000, 1105]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"seat_coins": [1000, 1100], "start_coins": 1000}, "not both"),
+        ({"seat_coins": [1000, 1100], "seat_bonus": 0}, "not both"),
+        ({"seat_coins": [1000, 1100, 1200]}, "--seat-coins has 3 values for a table of 2"),
+        ({"seat_coins": []}, "--seat-coins needs one value per seat"),
+        ({"seat_coins": "1000,1100"}, "seat_coins must be a list of whole numbers"),
+        ({"seat_coins": [1000, 1100.5]}, "seat_coins must be a whole number"),
+    ],
+)
+def test_bad_seat_coins_are_usage_errors(options, message):
+    with pytest.raises(UsageError, match=message):
+        api.play(["easy", "easy"], games=2, **options)
+
+
+def test_the_bonus_sweep_refuses_seat_coins():
+    with pytest.raises(UsageError, match="leaving no seat bonus to vary"):
+        api.seats("easy", players=2, games=2, seat_coins=[1000, 1100])
+
+
+# --- the command line --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "--bots", "easy", "easy", "--seat-coins", "1000,1100", "--start-coins", "900"],
+         "give --seat-coins or --start-coins/--seat-bonus, not both"),
+        (["play", "--bots", "easy", "easy", "--seat-coins", "1000,1100", "--seat-bonus", "100"],
+         "give --seat-coins or --start-coins/--seat-bonus, not both"),
+        (["play", "--bots", "easy", "easy", "--seat-coins", "1000,x"],
+         "--seat-coins: must be whole numbers separated by commas"),
+        (["play", "--bots", "easy", "easy", "--seat-coins", "1000,1101"],
+         "--seat-coins (seat 1) must be a non-negative multiple of 5"),
+        (["play", "--bots", "easy", "easy", "easy", "--seat-coins", "1000,1100"],
+         "--seat-coins has 2 values for a table of 3 players"),
+        (["compare", "easy", "normal", "--seat-coins", "1000,1100"],
+         "--seat-coins has 2 values for a table of 4 players"),
+        (["sweep", "--bot", "easy", "--param", "buy=0,1", "--seat-coins", "1000,1100,1200"],
+         "--seat-coins has 3 values for a table of 4 players"),
+        (["tournament", "--bots", "easy", "normal", "hard", "--players", "3", "--seat-coins",
+          "1000,1100"], "--seat-coins has 2 values for a table of 3 players"),
+        (["tune", "--bot", "normal", "--param", "cushion=0:100", "--players", "2",
+          "--seat-coins", "1000,1100,1200"],
+         "--seat-coins has 3 values for a table of 2 players"),
+        (["seats", "--bots", "easy", "--seat-coins", "1000,1100,1200,1300"],
+         "leaving no seat bonus to vary"),
+        (["seats", "--bots", "easy", "--solve", "--players", "2", "--seat-coins", "1000"],
+         "--seat-coins has 1 value for a table of 2 players"),
+        (["seats", "--bots", "easy", "--solve", "--bonus", "0,100"], "--bonus is the bonus"),
+        (["seats", "--bots", "easy", "--search-games", "100"], "--search-games goes with --solve"),
+        (["seats", "--bots", "easy", "normal", "--solve", "--search-games", "1001"],
+         "--search-games must be a positive multiple of the 2 rotations"),
+        (["seats", "--bots", "easy", "normal", "--solve", "--games", "1001"],
+         "--games 1001 is not a multiple of the 2 rotations"),
+        (["seats", "--bots", "easy", "--solve", "--iterations", "0"],
+         "--iterations must be from 1 to 100"),
+    ],
+)  # fmt: skip
+def test_the_command_line_refuses_in_one_line(argv, message, tmp_path, capsys):
+    status, _, err = run(capsys, *argv, "--quiet", "--workers", "1", "--out", tmp_path / "x")
+    assert status == 2 and message in err and "\n" not in err.strip(), err
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_seeded_replay_and_the_duel_take_seat_coins(capsys, tmp_path):
+    argv = ["replay", "--seed", "3", "--game", "8", "--bots", "easy", "hard"]
+    status, out, _ = run(capsys, *argv, "--seat-coins", "700,845", "--log")
+    assert status == 0 and "seat 0 700, seat 1 845 coins (R4)" in out
+    status, _, err = run(capsys, *argv, "--seat-coins", "700,845", "--start-coins", "700")
+    assert status == 2 and "not both" in err
+    duel = ["duel", "--homies", "easy", "--seat-coins", "1000,1050", "--save", tmp_path / "g"]
+    status, _, err = run(capsys, *duel)
+    assert status == 2 and "--save writes a scenario file" in err
+
+
+def test_play_prints_every_seats_own_start_coins(capsys, tmp_path):
+    argv = ["play", "--bots", "easy", "normal", "--games", "40", "--seat-coins", "1000,1045"]
+    status, out, _ = run(capsys, *argv, "--quiet", "--workers", "1", "--out", tmp_path / "p")
+    assert status == 0
+    starts = [line.split()[1] for line in out.splitlines() if line[:2] in ("0 ", "1 ")]
+    assert starts == ["1000", "1045"]
+    manifest = json.loads((tmp_path / "p" / "manifest.json").read_text())
+    assert manifest["job"]["arms"][0]["rules"]["seat_coins"] == [1000, 1045]
+
+
+# --- resume ------------------------------------------------------------------------------------
+RESUME_ARGV = ["play", "--bots", "easy", "normal", "--games", "4000", "--seed", "5"]
+
+
+def _interrupted(out, coins: tuple[int, ...]) -> None:
+    """A play of RESUME_ARGV with ``coins`` stopped by Ctrl-C after its second unit."""
+    rules = Rules(players=2, start_coins=coins[0], seat_bonus=0, seat_coins=coins)
+    job = Job(arms=(Arm("play", ("easy", "normal"), rules),), games=4000, seed=5, batch_size=1000)
+    folder = RunFolder(out, job, "play")
+
+    def interrupt(result, totals):
+        if result.unit == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        execute(job, folder, quiet=True, on_unit=interrupt)
+    folder.close()
+
+
+def test_resume_refuses_a_run_with_other_seat_coins(tmp_path, capsys):
+    out = tmp_path / "r"
+    _interrupted(out, (1000, 1100))
+    argv = [*RESUME_ARGV, "--batch-size", "1000", "--quiet", "--out", out, "--resume"]
+    status, _, err = run(capsys, *argv, "--seat-coins", "1000,1050")
+    assert status == 2 and "cannot resume" in err
+    status, _, err = run(capsys, *argv)  # the flat schedule 1000, 1100 is another rule too
+    assert status == 2 and "cannot resume" in err
+
+
+def test_resume_continues_a_run_with_the_same_seat_coins(tmp_path, capsys):
+    out = tmp_path / "r"
+    _interrupted(out, (1000, 1100))
+    argv = [*RESUME_ARGV, "--batch-size", "1000", "--quiet", "--out", out, "--resume"]
+    status, stdout, err = run(capsys, *argv, "--seat-coins", "1000,1100")
+    assert status == 0 and "from before the resume" in stdout, err
+
+
+# --- seats --solve -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    """A cheap table solved from the command line into a results folder."""
+    out = tmp_path_factory.mktemp("solve") / "s"
+    argv = ["seats", "--bots", "threshold", "--players", "2", "--solve", "--workers", "1"]
+    argv += ["--games", "4000", "--search-games", "8000", "--seed", "2", "--batch-size", "2000"]
+    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+    return out
+
+
+def test_the_solver_converges_to_even_seats_on_a_cheap_table(solved):
+    summary = json.loads((solved / "summary.json").read_text())
+    coins, confirmation = summary["seat_coins"], summary["confirmation"]
+    assert summary["converged"] and coins[0] == 1000  # seat 0 keeps --start-coins
+    assert all(c % 5 == 0 for c in coins) and coins[1] != 1100  # it moved from the start
+    last = summary["iterations"][-1]
+    assert last["games"] == 8000 and last["largest_deviation_pp"] < 0.5  # even on its deals
+    assert confirmation["seed"] == 3 and confirmation["games"] == 4000  # fresh deals
+    assert confirmation["largest_deviation_pp"] < 2.5  # 4000 games: about 0.8 points per SE
+    assert confirmation["p_value"] == confirmation["seat_balance"]["p_value"] > 0.01
+    shares = [s["win_share"] for s in confirmation["seats"]]
+    assert shares == [s["win_share"] for s in summary["seats"]]
+    starts = pd.read_parquet(solved / "games.parquet").groupby("seat")["start_coins"].first()
+    assert starts.tolist() == coins
+    assert (solved / "seat_coins.png").exists()
+    assert pd.read_csv(solved / "summary.csv")["start_coins"].tolist() == coins
+
+
+def test_the_solution_is_the_same_for_any_batch_size_and_equals_the_command_line(solved):
+    result = api.solve_seats("threshold", players=2, **(SOLVE | {"batch_size": 1500}))
+    on_disk = json.loads((solved / "summary.json").read_text())
+    assert isinstance(result, api.SolveResult) and result.seat_coins == on_disk["seat_coins"]
+    assert json.loads(json.dumps(result.summary)) == on_disk
+    assert result.games_total == result.games_now > 4000  # the search's games are counted
+    rows = result.iterations
+    assert list(rows.columns[:4]) == ["iteration", "games", "start_coins", "seat"]
+    assert len(rows) == 2 * len(on_disk["iterations"])
+
+
+def test_the_solver_starts_from_the_given_seat_coins():
+    result = api.solve_seats(CHEAP, seat_coins=[900, 1200], rotate=False, iterations=1, **SOLVE)
+    first = result.summary["iterations"][0]
+    assert first["seat_coins"] == [900, 1200] and result.seat_coins[0] == 900
+    assert result.summary["search"]["start"] == [900, 1200] and not result.summary["converged"]
+
+
+def test_solve_refuses_an_existing_folder_before_searching(tmp_path, capsys, monkeypatch):
+    import barbaron.solve
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the search ran before the folder was checked")
+
+    monkeypatch.setattr(barbaron.solve, "_search", no_search)
+    out = tmp_path / "taken"
+    out.mkdir()
+    argv = ["seats", "--bots", "threshold", "--players", "2", "--solve", "--out", out]
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and "exists: choose another --out or add --force" in err
