@@ -78,3 +78,21 @@ class RandomBatchBot(Strategy):
 
     def takeover(self, view, games, bars):
         return view.uniform(games) < self.p
+
+
+def interrupted_at(folder_path: Path, job, unit: int) -> None:
+    """Play ``job`` into the results folder ``folder_path`` until unit ``unit`` finishes, then
+    Ctrl-C: leaves the interrupted run's partial folder."""
+    import pytest
+
+    from barbaron.results import RunFolder
+    from barbaron.run import execute
+
+    def interrupt(result, totals):
+        if result.unit == unit:
+            raise KeyboardInterrupt
+
+    folder = RunFolder(folder_path, job, "play")
+    with pytest.raises(KeyboardInterrupt):
+        execute(job, folder, quiet=True, on_unit=interrupt)
+    folder.close()

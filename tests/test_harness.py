@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import interrupted_at
 
 from barbaron.cli import main
 from barbaron.harness import Arm, Job, run_units
@@ -199,15 +200,7 @@ def test_dask_backend_gives_the_same_games(played, tmp_path, capsys):
 def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys):
     out = tmp_path / "resumed"
     job = Job(arms=(Arm("play", tuple(LINEUP), Rules()),), games=4000, seed=5, batch_size=1000)
-    folder = RunFolder(out, job, "play")
-
-    def interrupt(result, totals):
-        if result.unit == 1:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        execute(job, folder, quiet=True, on_unit=interrupt)
-    folder.close()
+    interrupted_at(out, job, 1)
     partial = tmp_path / "resumed.partial"
     assert json.loads((partial / "manifest.json").read_text())["status"] == "partial"
     assert not out.exists()
@@ -496,22 +489,9 @@ SMALL_JOB = Job(
 )
 
 
-def interrupted_at(folder_path, unit: int) -> None:
-    """Play SMALL_JOB into ``folder_path`` until unit ``unit`` finishes, then Ctrl-C."""
-
-    def interrupt(result, totals):
-        if result.unit == unit:
-            raise KeyboardInterrupt
-
-    folder = RunFolder(folder_path, SMALL_JOB, "play")
-    with pytest.raises(KeyboardInterrupt):
-        execute(SMALL_JOB, folder, quiet=True, on_unit=interrupt)
-    folder.close()
-
-
 def test_a_resumed_run_replays_its_units_through_the_stopping_rule(tmp_path):
     job = SMALL_JOB
-    interrupted_at(tmp_path / "r", 2)
+    interrupted_at(tmp_path / "r", SMALL_JOB, 2)
     seen = []
 
     def stop_at_first(result, totals):
@@ -569,7 +549,7 @@ def test_run_units_yields_every_unit_once_in_order(workers, units):
 
 def test_a_stopping_rule_sees_the_units_of_a_resumed_run_in_order(tmp_path):
     job = SMALL_JOB
-    interrupted_at(tmp_path / "r", 4)
+    interrupted_at(tmp_path / "r", SMALL_JOB, 4)
     (tmp_path / "r.partial" / "tallies" / "unit-0000002.npz").unlink()  # a gap: 0, 1, 3, 4 done
     seen = []
 

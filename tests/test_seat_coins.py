@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import interrupted_at
 
 from barbaron import api
 from barbaron.batch import play_batch
@@ -16,9 +17,7 @@ from barbaron.harness import Arm, Job
 from barbaron.reference import Game
 from barbaron.registry import make_bot
 from barbaron.replay import batch_outcome, replay_game
-from barbaron.results import RunFolder
 from barbaron.rules import MAX_START_COINS, Rules
-from barbaron.run import execute
 from barbaron.streams import SeededChance
 
 CHEAP = ["threshold", "threshold"]  # a fast 2-player table for the solver
@@ -186,15 +185,7 @@ def _interrupted(out, coins: tuple[int, ...]) -> None:
     """A play of RESUME_ARGV with ``coins`` stopped by Ctrl-C after its second unit."""
     rules = Rules(players=2, start_coins=coins[0], seat_bonus=0, seat_coins=coins)
     job = Job(arms=(Arm("play", ("easy", "normal"), rules),), games=4000, seed=5, batch_size=1000)
-    folder = RunFolder(out, job, "play")
-
-    def interrupt(result, totals):
-        if result.unit == 1:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        execute(job, folder, quiet=True, on_unit=interrupt)
-    folder.close()
+    interrupted_at(out, job, 1)
 
 
 def test_resume_refuses_a_run_with_other_seat_coins(tmp_path, capsys):
