@@ -157,18 +157,27 @@ MAX_TAB = int(R.TAB_TABLE.max())  # the highest tab of any bar
 
 
 @lazy_njit
+def _tab_owed(owner, level, g, b, seat):
+    """The tab ``seat`` pays on landing on bar b in game g (R11): 0 if the bar is free or its
+    own."""
+    holder = owner[g, b]
+    if holder < 0 or holder == seat:
+        return 0
+    first = b // R.BARS_PER_DISTRICT * R.BARS_PER_DISTRICT
+    held = (owner[g, first] == holder) + (owner[g, first + 1] == holder)
+    held += owner[g, first + 2] == holder
+    return R.TAB_TABLE[b, level[g, b], held]
+
+
+@lazy_njit
 def _worst_tab(owner, level, position, g, seat):
     """The highest tab ``seat`` could owe at the end of its next roll in game g (0 if none):
     ``BatchView.worst_tab_next_roll`` of one game."""
     p = position[g, seat]
     worst = 0
-    for first in range(0, R.N_BARS, R.BARS_PER_DISTRICT):
-        o0, o1, o2 = owner[g, first], owner[g, first + 1], owner[g, first + 2]
-        for b in range(first, first + R.BARS_PER_DISTRICT):
-            holder = owner[g, b]
-            held = (o0 == holder) + (o1 == holder) + (o2 == holder)
-            payable = odds.REACHABLE_BARS[p, b] & (holder >= 0) & (holder != seat)
-            worst = max(worst, R.TAB_TABLE[b, level[g, b], held] * payable)  # no branches
+    for b in range(R.N_BARS):
+        if odds.REACHABLE_BARS[p, b]:
+            worst = max(worst, _tab_owed(owner, level, g, b, seat))
     return worst
 
 
@@ -276,14 +285,9 @@ def _shortfall(owner, level, position, g, seat, left):
     other seats' bars."""
     p = position[g, seat]
     total = 0.0
-    for first in range(0, R.N_BARS, R.BARS_PER_DISTRICT):
-        o0, o1, o2 = owner[g, first], owner[g, first + 1], owner[g, first + 2]
-        for b in range(first, first + R.BARS_PER_DISTRICT):
-            holder = owner[g, b]
-            if holder < 0 or holder == seat:
-                continue
-            held = (o0 == holder) + (o1 == holder) + (o2 == holder)
-            tab = R.TAB_TABLE[b, level[g, b], held]
+    for b in range(R.N_BARS):
+        tab = _tab_owed(owner, level, g, b, seat)
+        if tab:  # every bar's tab is above 0: skips the free and its own
             total += odds.TURN[p, BAR_SPACE[b]] * max(tab - left, 0)
     return total
 
