@@ -5,6 +5,11 @@ Buys and upgrades whenever at least ``cushion`` coins are left afterwards; upgra
 dearest affordable bar (the dearer the bar, the higher its tab); takes over only a bar that
 completes one of its districts, and only if
 ``takeover_cushion`` coins are left (default: the same cushion).
+
+The default cushion, 880 coins, is the preset that puts Normal midway in rating between Easy
+and Hard (chosen with ``barbaron tune --target``; ``python -m experiments.homie_ladder``,
+``results/homie_ladder/presets.json``). Normal before the presets, much closer to Hard, is
+``normal:cushion=250``.
 """
 
 from __future__ import annotations
@@ -22,11 +27,12 @@ from barbaron.strategy import BatchView, Strategy
 class Normal(Strategy):
     """Homie Normal: keeps a cash cushion; takes over only to complete a district.
 
-    ``cushion``: coins that must stay in hand after buying or upgrading; ``takeover_cushion``:
-    the same for a takeover (none: the same as ``cushion``).
+    ``cushion``: coins that must stay in hand after buying or upgrading (default 880, the
+    preset; ``normal:cushion=250`` is the Normal of before); ``takeover_cushion``: the same for
+    a takeover (none: the same as ``cushion``).
     """
 
-    def __init__(self, cushion: int = 250, takeover_cushion: int | None = None) -> None:
+    def __init__(self, cushion: int = 880, takeover_cushion: int | None = None) -> None:
         self.cushion = params.cushion("cushion", cushion)
         takeover_cushion = params.cushion("takeover_cushion", takeover_cushion, allow_none=True)
         self.takeover_cushion = self.cushion if takeover_cushion is None else takeover_cushion

@@ -1,20 +1,46 @@
-"""Study: how far apart are the Homies, and which settings separate them clearly?
+"""Study: how far apart are the Homies? A rated ladder of every bot, and the Homie presets.
 
-1. Head-to-head matrix of Easy, Normal, Hard, the autopilot and Shark (the best experimental
-   bot): every pair at a 2-player table, and every one-against-three 4-player table.
-2. Sweeps of each Homie's main parameters against three of its own default: Easy's buy and
-   upgrade probabilities, Normal's cushion, Hard's risk weights (risk, reserve, margin).
-3. Recommended settings. Target: **each level wins about 35% (33-37%) against three of the level
-   below** (a fair share is 25%). Easy's upgrade probability and Hard's caution are tuned by a
-   small grid to meet it; the recommended ladder is then played at full size.
+1. **Ratings.** A tournament of every registered bot (``mc`` aside; ``homie`` at three skills,
+   ``threshold`` at three settings, and the registry's old Normal for reference where the
+   preset changed it) on one Elo-like scale with 95% intervals (``barbaron tournament``: Luce's
+   choice rule, sandwich intervals over deals), Hard the anchor at 0. ``mc`` is too slow for
+   the whole tournament: it is rated at a reduced budget (``--mc``, default
+   ``mc:rollouts=16``) in a gauntlet against the same pool (every lineup holds it), also with
+   Hard at 0. Writes ``ratings.csv`` and ``ratings.png``.
+2. **Hard against every simple policy**: greedy and the 48 threshold policies
+   ``threshold:buy=B,takeover=T,upgrade=U`` (B in 0, 150, 300; T and U in 0, 150, 300, none;
+   greedy is B=T=U=0), in four gauntlets of Hard and 12 policies (every lineup of Hard and three
+   of them), Hard the anchor at 0 in each, so all 48 are on one scale: a policy's rating is its
+   distance from Hard and its interval that distance's interval (Hard's own is a point).
+   Writes ``policies.csv`` and ``policies.png``.
+3. **The presets** (``presets.json``, ``presets.csv``): the registered ``easy``, ``normal`` and
+   ``hard``. Evenly spaced: the gaps Normal - Easy and Hard - Normal on the ladder, their
+   difference, with 95% intervals from the ladder's covariance (refitted from its games,
+   ``barbaron.tournament.fit_luce``). Hard above every simple policy (2). Easy a fair
+   beginner's opponent: the beginner is the autopilot (buys while keeping 300 coins, never
+   upgrades or takes over: what the game plays for a player who has not yet learnt upgrades
+   and takeovers), who must win at least a fair share against Easy, 50% head to head and 25%
+   against three Easy (the interval's low end above it), from the matrix's tables (4).
+   ``--tune`` first chooses Normal's cushion with ``api.tune(..., target=...)`` (the
+   ``barbaron tune --target`` command it records) so that Normal's rating lies midway between
+   Easy's and Hard's on the last ladder (``ratings.csv``): Luce's rule turns that rating into a
+   win share at a table of Normal, Easy, ``homie:skill=0.5`` and Hard, corrected by how far the
+   current Normal's ladder rating lies from the one its share there implies. Writes
+   ``tune.json``; the chosen cushion becomes the registry's default by hand
+   (``bots/normal.py``), and the ladder is run again to check the gaps.
+4. Head-to-head matrix of Easy, Normal, Hard, the autopilot and Shark (every pair at a 2-player
+   table, every one-against-three table: ``pairs.csv``, ``one_vs_three.csv``,
+   ``one_vs_three.png``) and sweeps of each Homie's main parameters against three of its own
+   default (``sweeps.csv``, ``sweeps.png``).
 
-    python -m experiments.homie_ladder                      # full size
-    python -m experiments.homie_ladder --games 4000 --sweep-games 2000 --out /tmp/ladder
+    python -m experiments.homie_ladder                 # the study: 5 to 9 minutes on 2 cores
+    python -m experiments.homie_ladder --tune          # re-choose Normal (under a minute)
+    python -m experiments.homie_ladder --games 4000 --sweep-games 2000 --ladder-games 40000 \\
+        --grid-games 20000 --mc-games 4000 --out /tmp/ladder                  # a small rerun
 
-All tables play every seat rotation; intervals are 95% over deals. Writes ``OUT/runs/`` (one
-barbaron results folder per table or sweep), ``pairs.csv``, ``one_vs_three.csv``,
-``sweeps.csv``, ``tuning.csv``, ``recommended.json`` and ``recommended.csv``, and the plots
-``one_vs_three.png``, ``sweeps.png``, ``recommended.png``. Same arguments, same numbers.
+All tables play every seat rotation; intervals are 95% over deals. ``OUT/runs/`` holds one
+barbaron results folder per table, tournament, sweep or tune (not committed); ``summary.json``
+has every part's numbers and the command that reproduces them. Same arguments, same numbers.
 """
 
 from __future__ import annotations
@@ -23,27 +49,69 @@ import argparse
 import itertools
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from barbaron import api
+from barbaron.registry import make_bot
+from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce, luce_shares
+from barbaron.tournament import design as tournament_design
 from experiments.common import ROOT, run
 
 SEED = 4242
-BOTS = ["easy", "normal", "hard", "autopilot", "shark"]
+Z = 1.959963984540054  # 95%
+ANCHOR = "hard"
+PLAYERS = 4
+HOMIES = ["easy", "normal", "hard"]
+# every registered bot but mc; homie at three skills, threshold at three representative settings
+LADDER = [
+    "hard",
+    "easy",
+    "normal",
+    "autopilot",
+    "greedy",
+    "miser",
+    "shark",
+    "value",
+    "policy",
+    "homie:skill=0.25",
+    "homie:skill=0.5",
+    "homie:skill=0.75",
+    "threshold",
+    "threshold:buy=150,takeover=150,upgrade=150",
+    "threshold:buy=300,takeover=300,upgrade=300",
+]
+OLD_DEFAULTS = ["normal:cushion=250"]  # the registry's Normal before the presets (if different)
+MC = "mc:rollouts=16"
+CUSHIONS = ["0", "150", "300", "none"]
+GRID = [  # (buy, takeover, upgrade, spec): greedy is the all-zero policy
+    (
+        b,
+        t,
+        u,
+        "greedy" if (b, t, u) == ("0", "0", "0") else f"threshold:buy={b},takeover={t},upgrade={u}",
+    )
+    for b in ("0", "150", "300")
+    for t in CUSHIONS
+    for u in CUSHIONS
+]
+GROUPS = 4  # gauntlets of Hard and 12 policies (policy i in group i % 4)
+BEGINNER, BEGINNER_FLOOR = "autopilot", {2: 0.5, 4: 0.25}  # wins at least a fair share
+BOTS = ["easy", "normal", "hard", "autopilot", "shark"]  # the head-to-head matrix
 SWEEPS = [  # (bot, parameter, values): each against three of the bot's default
     ("easy", "buy", "0:1:0.1"),
     ("easy", "upgrade", "0:1:0.1"),
-    ("normal", "cushion", "0:600:50"),
+    ("normal", "cushion", "0:1400:100"),
     ("hard", "risk", "0:2:0.25"),
     ("hard", "reserve", "0:200:25"),
     ("hard", "margin", "-300:100:50"),
 ]
-TARGET, TOLERANCE = 0.35, 0.02
-EASY_GRID = [f"easy:buy=1.0,upgrade={u}" for u in (0.4, 0.5, 0.6, 0.7, 0.8)]
-HARD_GRID = [f"hard:risk={r},reserve=0,margin={m}" for r in (0.0, 0.5) for m in (-100, 0, 100)]
+TUNE_BOT, TUNE_PARAM = "normal", "cushion=600:1200"
+TUNE_FIELD = ["easy", "homie:skill=0.5", "hard"]  # Normal's table: Easy, a mid dial, Hard
+TUNE_TRIALS, TUNE_GAMES, PROBE_GAMES = 40, 100_000, 100_000
 
 
 def lone_share(summary: dict, bot: str) -> tuple[float, float, float]:
@@ -53,8 +121,8 @@ def lone_share(summary: dict, bot: str) -> tuple[float, float, float]:
 
 
 def folder_name(text: str) -> str:
-    """A portable folder name for a bot spec or table (no colons or commas)."""
-    return text.replace(":", "_").replace(",", "_")
+    """A portable folder name for a bot spec or table (no colons, commas or equals signs)."""
+    return text.replace(":", "_").replace(",", "_").replace("=", "")
 
 
 def play(bots: list[str], games: int, args: argparse.Namespace, name: str) -> dict:
@@ -71,6 +139,370 @@ def play(bots: list[str], games: int, args: argparse.Namespace, name: str) -> di
     )
 
 
+def rate(pool: list[str], games: int, args: argparse.Namespace, name: str, **design) -> dict:
+    """A tournament of ``pool`` (Hard the anchor), its summary. Units of work small enough to
+    keep every worker busy (the games do not depend on the batch size)."""
+    gauntlet = design.get("gauntlet")
+    bots = pool if gauntlet in (None, *pool) else [*pool, gauntlet]
+    where = None if gauntlet is None else bots.index(gauntlet)
+    lineups = len(tournament_design(len(bots), PLAYERS, where))
+    deals = max(1, games // lineups // PLAYERS)
+    batch = PLAYERS * max(1, -(-deals // (4 * args.workers)))
+    return run(
+        api.tournament,
+        args.out / "runs" / name,
+        workers=args.workers,
+        force=args.force,
+        bots=pool,
+        games=games,
+        anchor=ANCHOR,
+        seed=args.seed,
+        batch_size=batch,
+        **design,
+    )
+
+
+# --- 1. the ladder ------------------------------------------------------------------------------
+def ladder_pool() -> list[str]:
+    """LADDER, and the old defaults that now differ from the registered bots."""
+    pool = list(LADDER)
+    for spec in OLD_DEFAULTS:
+        name = spec.split(":")[0]
+        if repr(make_bot(spec)) != repr(make_bot(name)):
+            pool.append(spec)
+    return pool
+
+
+def codes(column, lookup: dict[str, int]) -> np.ndarray:
+    """A dictionary-encoded column of ``games.parquet`` (bot specs, arm labels) as indices of
+    ``lookup``."""
+    values = np.array([lookup[v] for v in column.dictionary.to_pylist()], dtype=np.int64)
+    return values[column.indices.to_numpy(zero_copy_only=False)]
+
+
+def luce_fit(folder: Path, summary: dict):
+    """The tournament's fit again, from its ``games.parquet``, for the full covariance of the
+    ratings (``summary.json`` has each rating's interval, not their covariances); checked
+    against the summary's ratings."""
+    import pyarrow.dataset as ds
+
+    pool = summary["pool"]
+    index = {spec: i for i, spec in enumerate(pool)}
+    lineups = np.array([[index[b] for b in x] for x in summary["design"]["lineups"]])
+    arm_of = {" + ".join(x): k for k, x in enumerate(summary["design"]["lineups"])}
+    position = np.full((len(lineups), len(pool)), -1)
+    for k, x in enumerate(lineups):
+        position[k, x] = np.arange(len(x))
+    deals = summary["deals"]
+    rotations = summary["games_per_lineup"] // deals
+    u = np.zeros((deals, len(pool)))  # each bot's wins per deal over every lineup
+    wins = np.zeros(lineups.shape)
+    data = ds.dataset(folder / "games.parquet", format="parquet")
+    for batch in data.to_batches(columns=["arm", "deal", "bot", "win_share"]):
+        arm = codes(batch.column("arm"), arm_of)
+        bot = codes(batch.column("bot"), index)
+        share = batch.column("win_share").to_numpy()
+        deal = batch.column("deal").to_numpy()
+        u += np.bincount(deal * len(pool) + bot, share, minlength=u.size).reshape(u.shape)
+        cell = arm * lineups.shape[1] + position[arm, bot]
+        wins += np.bincount(cell, share, minlength=wins.size).reshape(wins.shape)
+    fit = fit_luce(
+        lineups,
+        wins,
+        np.full(len(lineups), float(deals * rotations)),
+        len(pool),
+        anchor=index[summary["anchor"]],
+        deals=deals,
+        deal_sum=u.sum(axis=0),
+        deal_cross=u.T @ u,
+        plays=np.full(len(lineups), float(rotations)),
+    )
+    stated = {r["bot"]: r["rating"] for r in summary["ratings"]}
+    se = {r["bot"]: r["rating_se"] for r in summary["ratings"]}
+    same = np.allclose(
+        [stated[b] for b in pool], fit.ratings, rtol=0, atol=1e-4, equal_nan=True
+    ) and np.allclose([se[b] for b in pool], fit.se, rtol=1e-4, atol=1e-6, equal_nan=True)
+    if not same:
+        raise RuntimeError(f"games.parquet in {folder} disagrees with its summary")
+    return pool, fit
+
+
+def ratings_table(summary: dict, how: str) -> pd.DataFrame:
+    rows = []
+    for r in summary["ratings"]:
+        rows.append(
+            {
+                "bot": r["bot"],
+                "rating": r["rating"],
+                "ci_low": r["rating_ci"][0],
+                "ci_high": r["rating_ci"][1],
+                "games": r["games"],
+                "win_share": r["win_share"],
+                "rated_in": how,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ladder(args: argparse.Namespace) -> tuple[pd.DataFrame, dict, tuple]:
+    pool = ladder_pool()
+    name = "tournament"
+    main = rate(pool, args.ladder_games, args, name)
+    fit = luce_fit(args.out / "runs" / name, main)
+    table = ratings_table(main, "tournament")
+    if args.mc != "none":
+        gauntlet = rate(pool, args.mc_games, args, "mc-gauntlet", gauntlet=args.mc)
+        rows = ratings_table(gauntlet, "gauntlet")
+        row = rows[rows["bot"] == args.mc]
+        table = pd.concat([table, row], ignore_index=True)
+    table = table.sort_values("rating", ascending=False, ignore_index=True)
+    record = {
+        "pool": pool,
+        "games": main["games"],
+        "design": main["design"]["kind"],
+        "lineups": len(main["design"]["lineups"]),
+        "calibration_mae": main["calibration_mae"],
+        "calibration_max": main["calibration_max"],
+    }
+    if args.mc != "none":
+        record["mc"] = {
+            "bot": args.mc,
+            "games": gauntlet["games"],
+            "lineups": len(gauntlet["design"]["lineups"]),
+            "design": gauntlet["design"]["kind"],
+            "note": "rated in its own gauntlet against the same pool, Hard at 0 there too",
+            "pool_ratings_there": {r["bot"]: r["rating"] for r in gauntlet["ratings"]},
+        }
+    return table, record, fit
+
+
+# --- 2. Hard against every simple policy --------------------------------------------------------
+def policies(args: argparse.Namespace) -> pd.DataFrame:
+    rows = []
+    for g in range(GROUPS):
+        group = GRID[g::GROUPS]
+        specs = [spec for *_, spec in group]
+        s = rate([ANCHOR, *specs], args.grid_games, args, f"grid-{g}", gauntlet=ANCHOR)
+        rating = {r["bot"]: r for r in s["ratings"]}
+        for b, t, u, spec in group:
+            r = rating[spec]
+            rows.append(
+                {
+                    "bot": spec,
+                    "buy": b,
+                    "takeover": t,
+                    "upgrade": u,
+                    "rating": r["rating"],
+                    "ci_low": r["rating_ci"][0],
+                    "ci_high": r["rating_ci"][1],
+                    "games": r["games"],
+                    "win_share": r["win_share"],
+                    "group": g,
+                    "hard_above": bool(r["rating_ci"][1] < 0),
+                }
+            )
+    return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
+
+
+# --- 3. the presets -----------------------------------------------------------------------------
+def difference(fit, pool: list[str], weights: dict[str, float]) -> dict:
+    """A linear combination of ratings with its 95% interval from the fit's covariance."""
+    w = np.zeros(len(pool))
+    for bot, c in weights.items():
+        w[pool.index(bot)] = c
+    value = float(w @ fit.ratings)
+    se = float(np.sqrt(max(w @ fit.cov @ w, 0.0)))
+    return {"value": value, "ci": [value - Z * se, value + Z * se], "se": se}
+
+
+def beginner_check(pairs: pd.DataFrame, ones: pd.DataFrame) -> dict:
+    two = pairs.query("bot == @BEGINNER and opponent == 'easy'").iloc[0]
+    four = ones.query("bot == @BEGINNER and field == 'easy'").iloc[0]
+    tables = []
+    for players, label, row in ((2, f"{BEGINNER} v easy", two), (4, f"{BEGINNER} + 3 easy", four)):
+        floor = BEGINNER_FLOOR[players]
+        tables.append(
+            {
+                "table": label,
+                "win_share": float(row["win_share"]),
+                "ci": [float(row["ci_low"]), float(row["ci_high"])],
+                "games": int(row["games"]),
+                "at_least": floor,
+                "met": bool(row["ci_low"] > floor),
+            }
+        )
+    return {
+        "beginner": BEGINNER,
+        "meaning": f"a beginner, modelled by {BEGINNER} (buys while keeping 300 coins, never "
+        "upgrades or takes over), wins at least a fair share against Easy: the low end of the "
+        "95% interval above 50% head to head and above 25% against three Easy",
+        "tables": tables,
+        "met": all(t["met"] for t in tables),
+    }
+
+
+def presets(
+    table: pd.DataFrame, fit: tuple, grid: pd.DataFrame, beginner: dict, tune: dict | None
+) -> tuple[dict, pd.DataFrame]:
+    pool, f = fit
+    rating = table.set_index("bot")
+    low = difference(f, pool, {"normal": 1, "easy": -1})
+    high = difference(f, pool, {"hard": 1, "normal": -1})
+    diff = difference(f, pool, {"hard": 1, "normal": -2, "easy": 1})
+    closest = grid.iloc[0]
+    simple = ["greedy", *[b for b in pool if b.startswith("threshold")]]
+    ladder_simple = rating.loc[simple].sort_values("rating", ascending=False)
+    rows = [
+        {
+            "preset": name,
+            "spec": repr(make_bot(name)),
+            "rating": rating.loc[name, "rating"],
+            "ci_low": rating.loc[name, "ci_low"],
+            "ci_high": rating.loc[name, "ci_high"],
+        }
+        for name in HOMIES
+    ]
+    record = {
+        "presets": {r["preset"]: r["spec"] for r in rows},
+        "ratings": rows,
+        "gaps": {
+            "normal - easy": low,
+            "hard - normal": high,
+            "(hard - normal) - (normal - easy)": diff,
+            "ratio": high["value"] / low["value"],
+            "evenly_spaced": bool(diff["ci"][0] <= 0 <= diff["ci"][1]),
+            "meaning": "the ladder's ratings; intervals 95% from the sandwich covariance of the "
+            "fit (ratings refitted from the ladder's games.parquet): evenly spaced when the "
+            "interval of the gaps' difference holds 0",
+        },
+        "hard_above_simple_policies": {
+            "grid_policies": len(grid),
+            "all_below_hard": bool(grid["hard_above"].all()),
+            "closest": {
+                "bot": closest["bot"],
+                "rating": float(closest["rating"]),
+                "ci": [float(closest["ci_low"]), float(closest["ci_high"])],
+                "gap": float(-closest["rating"]),
+                "gap_ci": [float(-closest["ci_high"]), float(-closest["ci_low"])],
+            },
+            "greedy": grid.set_index("bot")
+            .loc["greedy", ["rating", "ci_low", "ci_high"]]
+            .astype(float)
+            .to_dict(),
+            "on_the_ladder": {
+                b: [float(r["rating"]), float(r["ci_low"]), float(r["ci_high"])]
+                for b, r in ladder_simple.iterrows()
+            },
+            "meaning": "ratings with Hard at 0 (four gauntlets of Hard and 12 policies): Hard is "
+            "above a policy when the policy's interval lies below 0",
+        },
+        "fair_beginners_opponent": beginner,
+        "tune": tune,
+        "normal_registered_as": None
+        if tune is None
+        else {
+            "tuned": tune["best_spec"],
+            "registered": repr(make_bot("normal")),
+            "note": "every coin amount of the game is a multiple of 5, so a cushion counts in "
+            "steps of 5 coins: the registered default is the tuned cushion rounded up to one "
+            "(the same games, tests/test_bots.py)",
+        },
+    }
+    return record, pd.DataFrame(rows)
+
+
+def implied_rating(share: float, field: list[float]) -> float:
+    """The rating that Luce's rule gives a bot winning ``share`` against bots rated ``field``."""
+    return float(ELO * np.log(share / (1 - share) * np.exp(np.array(field) / ELO).sum()))
+
+
+def tune_normal(args: argparse.Namespace) -> dict:
+    """Choose Normal's cushion with ``api.tune(target=...)`` so that Normal's rating on the
+    ladder lies midway between Easy's and Hard's (the last ladder's ``ratings.csv``).
+
+    The target is a win share at the tune table (Normal, Easy, ``homie:skill=0.5``, Hard).
+    Luce's rule turns a rating into a share there, but not exactly the ladder's rating (one
+    table is not the whole pool): so the current Normal first plays the tune table on fresh
+    deals, and the gap between its ladder rating and the rating its share there implies (the
+    offset) is carried over to the target. Run after each ladder until the gaps are even."""
+    path = args.out / "ratings.csv"
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: run the ladder first (without --tune)")
+    r = pd.read_csv(path).set_index("bot")["rating"]
+    mid = (r["easy"] + r["hard"]) / 2
+    field = [float(r[b]) for b in TUNE_FIELD]
+    now = repr(make_bot(TUNE_BOT))
+    rated = json.loads((args.out / "presets.json").read_text())["presets"][TUNE_BOT]
+    if rated != now:
+        raise SystemExit(f"the last ladder rated {rated}, not {now}: run the ladder again first")
+    given = f"{TUNE_BOT}:cushion={make_bot(TUNE_BOT).cushion}"  # the start, whatever the default
+    probe = run(
+        api.play,
+        args.out / "runs" / "tune-normal-probe",
+        workers=args.workers,
+        force=True,
+        bots=[given, *TUNE_FIELD],
+        games=PROBE_GAMES,
+        seed=args.seed + 2,
+    )
+    share = lone_share(probe, given)[0]
+    offset = float(r[TUNE_BOT]) - implied_rating(share, field)
+    target = round(float(luce_shares([mid - offset, *field], range(1 + len(field)))[0]), 4)
+    out = args.out / "runs" / "tune-normal"
+    s = run(
+        api.tune,
+        out,
+        workers=args.workers,
+        force=True,
+        bot=given,
+        params=[TUNE_PARAM],
+        field=TUNE_FIELD,
+        target=target,
+        trials=TUNE_TRIALS,
+        games_per_trial=TUNE_GAMES,
+        seed=args.seed,
+    )
+    command = (
+        f"barbaron tune --bot {given} --param {TUNE_PARAM} --field {' '.join(TUNE_FIELD)} "
+        f"--target {target} --trials {TUNE_TRIALS} --games-per-trial {TUNE_GAMES} "
+        f"--seed {args.seed} --workers {args.workers} --out runs/tune-normal"
+    )
+    record = {
+        "command": command,
+        "api": f"api.tune({given!r}, [{TUNE_PARAM!r}], field={TUNE_FIELD!r}, "
+        f"target={target}, trials={TUNE_TRIALS}, games_per_trial={TUNE_GAMES}, "
+        f"seed={args.seed})",
+        "rerun": "python -m experiments.homie_ladder --tune",
+        "derivation": {
+            "from": "ratings.csv of the ladder run before it (Hard at 0)",
+            "normal_then": now,
+            "normal_then_rating": float(r[TUNE_BOT]),
+            "normal_then_share_at_the_tune_table": share,
+            "probe": f"barbaron play --bots {given} {' '.join(TUNE_FIELD)} --games "
+            f"{PROBE_GAMES} --seed {args.seed + 2}",
+            "offset": offset,
+            "easy": float(r["easy"]),
+            "hard": float(r["hard"]),
+            "midway": float(mid),
+            "field": {b: float(r[b]) for b in TUNE_FIELD},
+            "target": target,
+            "rule": "target = 10^(t/400) / (10^(t/400) + sum over the field of 10^(r/400)), "
+            "t = m - offset, m midway between Easy and Hard; offset = Normal's ladder rating "
+            "minus the rating its share at the tune table implies by the same rule",
+        },
+        "best_spec": s["best_spec"],
+        "tuning_share": s["tuning_share"],
+        "confirmed_share": s["confirmed_share"],
+        "confirmed_ci": s["confirmed_ci"],
+        "confirmation": s["confirmation"],
+        "trials": s["trials"],
+    }
+    (args.out / "tune.json").write_text(json.dumps(record, indent=2) + "\n")
+    print(f"best: {s['best_spec']} (target {target}); confirmed {s['confirmed_share']:.4f}")
+    return record
+
+
+# --- 4. the matrix and the sweeps ---------------------------------------------------------------
 def matrix(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     pairs, ones = [], []
     for a, b in itertools.combinations(BOTS, 2):
@@ -133,91 +565,72 @@ def sweeps(args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tune(args: argparse.Namespace) -> tuple[pd.DataFrame, str, str]:
-    """Pick Easy's and Hard's settings whose one-against-three share is nearest the target."""
-    rows = []
-    for easy in EASY_GRID:  # Normal against three of this Easy
-        s = play(["normal", easy, easy, easy], args.sweep_games, args, f"tune-{easy}")
-        share, low, high = lone_share(s, "normal")
-        rows.append(
-            {
-                "level": "easy",
-                "setting": easy,
-                "table": f"normal + 3 {easy}",
-                "win_share": share,
-                "ci_low": low,
-                "ci_high": high,
-            }
-        )
-    for hard in HARD_GRID:  # this Hard against three Normals
-        s = play([hard, "normal", "normal", "normal"], args.sweep_games, args, f"tune-{hard}")
-        share, low, high = lone_share(s, hard)
-        rows.append(
-            {
-                "level": "hard",
-                "setting": hard,
-                "table": f"{hard} + 3 normal",
-                "win_share": share,
-                "ci_low": low,
-                "ci_high": high,
-            }
-        )
-    tuning = pd.DataFrame(rows)
-    tuning["distance"] = (tuning["win_share"] - TARGET).abs()
-    best = tuning.loc[tuning.groupby("level")["distance"].idxmin()].set_index("level")
-    return tuning, best.loc["easy", "setting"], best.loc["hard", "setting"]
-
-
-def recommended(args: argparse.Namespace, easy: str, hard: str) -> tuple[dict, pd.DataFrame]:
-    normal = "normal"
-    tables = [
-        ("Normal + 3 Easy", normal, easy),
-        ("Hard + 3 Normal", hard, normal),
-        ("Hard + 3 Easy", hard, easy),
-    ]
-    rows = []
-    for label, one, three in tables:
-        s = play([one, three, three, three], args.games, args, f"recommended-{one}-{three}")
-        share, low, high = lone_share(s, one)
-        rows.append(
-            {
-                "table": label,
-                "one": one,
-                "three": three,
-                "win_share": share,
-                "ci_low": low,
-                "ci_high": high,
-                "games": s["games"],
-                "meets_target": bool(abs(share - TARGET) <= TOLERANCE)
-                if label != "Hard + 3 Easy"
-                else bool(low > TARGET),
-            }
-        )
-    table = pd.DataFrame(rows)
-    record = {
-        "target": f"each level wins {TARGET:.0%} +- {TOLERANCE:.0%} against three of the "
-        "level below; Hard against three Easy above that",
-        "easy": easy,
-        "normal": normal,
-        "hard": hard,
-        "met": bool(table["meets_target"].all()),
-        "tables": rows,
-    }
-    return record, table
-
-
-def plot_all(out: Path, ones: pd.DataFrame, sweep: pd.DataFrame, rec: pd.DataFrame) -> None:
+# --- plots --------------------------------------------------------------------------------------
+def plot_all(
+    out: Path, table: pd.DataFrame, grid: pd.DataFrame, ones: pd.DataFrame, sweep: pd.DataFrame
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    grid = ones.pivot(index="bot", columns="field", values="win_share").loc[BOTS, BOTS]
+    rows = table.iloc[::-1]
+    y = np.arange(len(rows))
+    colours = [
+        "tab:red" if b in HOMIES else "tab:orange" if how == "gauntlet" else "tab:blue"
+        for b, how in zip(rows["bot"], rows["rated_in"], strict=True)
+    ]
+    fig, ax = plt.subplots(figsize=(8, 0.38 * len(rows) + 1.5))
+    ax.errorbar(
+        rows["rating"],
+        y,
+        xerr=[rows["rating"] - rows["ci_low"], rows["ci_high"] - rows["rating"]],
+        fmt="none",
+        ecolor="grey",
+        capsize=3,
+    )
+    ax.scatter(rows["rating"], y, c=colours, zorder=3)
+    labels = [
+        b + ("  (gauntlet)" if h == "gauntlet" else "")
+        for b, h in zip(rows["bot"], rows["rated_in"], strict=True)
+    ]
+    ax.set_yticks(y, labels)
+    ax.axvline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("rating, Hard = 0 (Elo-like, 95% interval)")
+    ax.set_title("The ladder: every registered bot (Homie presets in red)")
+    fig.savefig(out / "ratings.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+    rows = grid.iloc[::-1]
+    y = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(8, 0.22 * len(rows) + 1.5))
+    ax.errorbar(
+        rows["rating"],
+        y,
+        xerr=[rows["rating"] - rows["ci_low"], rows["ci_high"] - rows["rating"]],
+        fmt="o",
+        markersize=3,
+        capsize=2,
+    )
+    ax.axvline(0, color="tab:red", linewidth=1.5, label="hard (0)")
+    labels = [
+        f"{b}/{t}/{u}"
+        for b, t, u in zip(rows["buy"], rows["takeover"], rows["upgrade"], strict=True)
+    ]
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.set_ylabel("threshold policy: buy / takeover / upgrade cushion (0/0/0 = greedy)")
+    ax.set_xlabel("rating, Hard = 0 (Elo-like, 95% interval)")
+    ax.set_title("Hard against every simple policy")
+    ax.legend(loc="lower left")
+    fig.savefig(out / "policies.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+    grid2 = ones.pivot(index="bot", columns="field", values="win_share").loc[BOTS, BOTS]
     fig, ax = plt.subplots(figsize=(6.5, 5))
-    im = ax.imshow(grid.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1)
+    im = ax.imshow(grid2.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(len(BOTS)), BOTS)
     ax.set_yticks(range(len(BOTS)), BOTS)
-    for (i, j), v in np.ndenumerate(grid.to_numpy(dtype=float)):
+    for (i, j), v in np.ndenumerate(grid2.to_numpy(dtype=float)):
         if not np.isnan(v):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center")
     ax.set_xlabel("three of")
@@ -240,63 +653,115 @@ def plot_all(out: Path, ones: pd.DataFrame, sweep: pd.DataFrame, rec: pd.DataFra
     fig.savefig(out / "sweeps.png", dpi=110)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    y = np.arange(len(rec))
-    ax.errorbar(
-        rec["win_share"],
-        y,
-        xerr=[rec["win_share"] - rec["ci_low"], rec["ci_high"] - rec["win_share"]],
-        fmt="o",
-        capsize=4,
-    )
-    ax.axvspan(TARGET - TOLERANCE, TARGET + TOLERANCE, color="green", alpha=0.15, label="target")
-    ax.axvline(0.25, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_yticks(y, rec["table"])
-    ax.set_xlabel("win share of the one (95% interval)")
-    ax.legend()
-    ax.set_title("Recommended Homie settings")
-    fig.savefig(out / "recommended.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+
+def command_of(args: argparse.Namespace, defaults: dict) -> str:
+    """The command that reproduces this run."""
+    parts = ["python -m experiments.homie_ladder"]
+    for name in ("games", "sweep_games", "ladder_games", "grid_games", "mc_games", "mc", "seed"):
+        value = getattr(args, name)
+        if value != defaults[name]:
+            parts.append(f"--{name.replace('_', '-')} {value}")
+    if args.out.resolve() != (ROOT / "results" / "homie_ladder").resolve():
+        parts.append(f"--out {args.out}")
+    return " ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--games",
-        type=int,
-        default=200_000,
-        help="games per matrix table and recommended table (default 200,000)",
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.homie_ladder",
+        description=__doc__.splitlines()[0],
     )
     parser.add_argument(
-        "--sweep-games",
-        type=int,
-        default=40_000,
-        help="games per sweep point and tuning point (default 40,000)",
+        "--games", type=int, default=200_000, help="games per matrix table (default 200,000)"
     )
+    parser.add_argument(
+        "--sweep-games", type=int, default=40_000, help="games per sweep point (default 40,000)"
+    )
+    parser.add_argument(
+        "--ladder-games",
+        type=int,
+        default=1_200_000,
+        help="games of the ladder's tournament (default 1,200,000)",
+    )
+    parser.add_argument(
+        "--grid-games",
+        type=int,
+        default=400_000,
+        help="games of each of the 4 policy gauntlets (default 400,000)",
+    )
+    parser.add_argument(
+        "--mc-games", type=int, default=100_000, help="games of mc's gauntlet (default 100,000)"
+    )
+    parser.add_argument("--mc", default=MC, help=f"the mc spec to rate (default {MC}; none: skip)")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_ladder")
     parser.add_argument("--force", action="store_true", help="replay finished runs")
+    parser.add_argument(
+        "--tune",
+        action="store_true",
+        help="only choose Normal's cushion with api.tune from the last ladder's ratings.csv "
+        "(writes tune.json; make it the default in bots/normal.py, then rerun the ladder)",
+    )
     args = parser.parse_args(argv)
+    defaults = {k: parser.get_default(k) for k in vars(args)}
     args.out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    if args.tune:
+        tune_normal(args)
+        print(f"{time.perf_counter() - start:.1f} s -> {args.out}/tune.json")
+        return 0
 
+    table, record, fit = ladder(args)
+    table.to_csv(args.out / "ratings.csv", index=False)
+    grid = policies(args)
+    grid.to_csv(args.out / "policies.csv", index=False)
     pairs, ones = matrix(args)
     pairs.to_csv(args.out / "pairs.csv", index=False)
     ones.to_csv(args.out / "one_vs_three.csv", index=False)
     sweep = sweeps(args)
     sweep.to_csv(args.out / "sweeps.csv", index=False)
-    tuning, easy, hard = tune(args)
-    tuning.to_csv(args.out / "tuning.csv", index=False)
-    record, rec = recommended(args, easy, hard)
-    rec.to_csv(args.out / "recommended.csv", index=False)
-    (args.out / "recommended.json").write_text(json.dumps(record, indent=2) + "\n")
-    plot_all(args.out, ones, sweep, rec)
-    print(ones.pivot(index="bot", columns="field", values="win_share").round(4).to_string())
+    tune_path = args.out / "tune.json"
+    tune = json.loads(tune_path.read_text()) if tune_path.exists() else None
+    if tune is not None:
+        tune.pop("trials", None)
+    preset, rows = presets(table, fit, grid, beginner_check(pairs, ones), tune)
+    preset = {"command": command_of(args, defaults)} | preset
+    (args.out / "presets.json").write_text(json.dumps(preset, indent=2) + "\n")
+    rows.to_csv(args.out / "presets.csv", index=False)
+    summary = {
+        "study": "how far apart are the Homies: a rated ladder of every bot, Hard against every "
+        "simple policy, the presets",
+        "command": preset["command"],
+        "seed": args.seed,
+        "model": MODEL,
+        "interval": INTERVAL,
+        "anchor": f"{ANCHOR} at 0",
+        "elo_per_unit_log_strength": ELO,
+        "ladder": record,
+        "ratings": json.loads(table.to_json(orient="records")),
+        "policies": json.loads(grid.to_json(orient="records")),
+        "presets": preset,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    plot_all(args.out, table, grid, ones, sweep)
+
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    print(grid.head(5).to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    gaps = preset["gaps"]
+    for key in ("normal - easy", "hard - normal", "(hard - normal) - (normal - easy)"):
+        g = gaps[key]
+        print(f"{key:34} {g['value']:+7.1f}  [{g['ci'][0]:+.1f}, {g['ci'][1]:+.1f}]")
+    above = preset["hard_above_simple_policies"]
     print(
-        rec[["table", "one", "three", "win_share", "ci_low", "ci_high", "meets_target"]].to_string(
-            index=False
-        )
+        f"evenly spaced: {gaps['evenly_spaced']}; hard above all {len(grid)} policies: "
+        f"{above['all_below_hard']} (closest {above['closest']['bot']}, gap "
+        f"{above['closest']['gap']:.1f} [{above['closest']['gap_ci'][0]:.1f}, "
+        f"{above['closest']['gap_ci'][1]:.1f}]); fair beginner's opponent: "
+        f"{preset['fair_beginners_opponent']['met']}"
     )
+    print(f"{time.perf_counter() - start:.1f} s -> {args.out}/")
     return 0
 
 

@@ -48,7 +48,7 @@ def test_play_in_memory_writes_nothing_and_keeps_the_games(folder_run, tmp_path,
 
 
 def test_compare_of_a_bot_with_itself_is_exactly_even():
-    result = api.compare("normal", "normal:cushion=250", max_games=2000, **COMMON)
+    result = api.compare("normal", "normal:cushion=880", max_games=2000, **COMMON)
     assert isinstance(result, api.CompareResult)
     assert result.difference["win_share"] == 0 and result.sprt is None
     assert result.summary["own"][0] == result.summary["own"][1]

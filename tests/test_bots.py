@@ -82,7 +82,9 @@ class ScalarEasy(ScalarStrategy):
         return game.uniform() < 0.05
 
 
-@pytest.mark.parametrize("scalar, vector", [(ScalarNormal, Normal), (ScalarEasy, Easy)])
+@pytest.mark.parametrize(
+    "scalar, vector", [(ScalarNormal, lambda: Normal(cushion=250)), (ScalarEasy, Easy)]
+)
 def test_the_scalar_adapter_plays_the_same_games_as_the_vector_form(scalar, vector):
     rules = Rules(start_coins=300)
     games = np.arange(400)
@@ -90,6 +92,22 @@ def test_the_scalar_adapter_plays_the_same_games_as_the_vector_form(scalar, vect
     b = play_batch(rules, [vector(), make_bot("hard"), vector(), make_bot("greedy")], 3, games)
     for field in ("coins", "position", "owner", "level"):
         assert np.array_equal(getattr(a.state, field), getattr(b.state, field)), field
+
+
+def test_a_cushion_counts_in_steps_of_five_coins():
+    """Every coin amount is a multiple of 5, so the cushion the preset's tune found, 879
+    (results/homie_ladder/tune.json), plays exactly as Normal's registered default, 880."""
+    games = np.arange(3000)
+
+    def play(spec):
+        lineup = [make_bot(s) for s in (spec, "hard", "easy", "greedy")]
+        return play_batch(Rules(), lineup, 5, games).state
+
+    tuned, default, other = play("normal:cushion=879"), play("normal"), play("normal:cushion=875")
+    assert make_bot("normal").cushion == 880
+    for field in ("coins", "owner", "level"):
+        assert np.array_equal(getattr(tuned, field), getattr(default, field)), field
+    assert not np.array_equal(other.coins, default.coins)
 
 
 def view_of(state, rules, seat=0, round_=1):

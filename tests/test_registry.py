@@ -48,7 +48,7 @@ BUILT_IN = {
         },
     ),
     "miser": (Miser, {}),
-    "normal": (Normal, {"cushion": 250, "takeover_cushion": None}),
+    "normal": (Normal, {"cushion": 880, "takeover_cushion": None}),
     "policy": (Policy, {"weights": None}),
     "shark": (Shark, {"risk": 0.0, "reserve": 0, "rival": 2.0, "margin": -150.0}),
     "threshold": (ThresholdBot, {"buy": 0, "takeover": None, "upgrade": 0}),
@@ -99,8 +99,8 @@ def test_a_bots_repr_is_a_spec_that_builds_the_same_bot(name):
 @pytest.mark.parametrize(
     "spec, text",
     [
-        ("normal", "normal:cushion=250,takeover_cushion=none"),
-        ("normal:takeover_cushion=40", "normal:cushion=250,takeover_cushion=40"),
+        ("normal", "normal:cushion=880,takeover_cushion=none"),
+        ("normal:takeover_cushion=40", "normal:cushion=880,takeover_cushion=40"),
         ("greedy", "greedy"),
         ("miser", "miser"),
         ("threshold", "threshold:buy=0,takeover=none,upgrade=0"),
@@ -122,7 +122,7 @@ def test_the_listing_shows_descriptions_and_defaults():
     assert [line.split()[0] for line in lines] == sorted(BUILT_IN)
     assert (
         "normal     Homie Normal: keeps a cash cushion; takes over only to complete a district"
-        "  (cushion=250, takeover_cushion=none)"
+        "  (cushion=880, takeover_cushion=none)"
     ) in lines
     assert "greedy     Buys, upgrades and takes over whenever the rules allow" in lines
     (threshold,) = [line for line in lines if line.startswith("threshold ")]
@@ -134,7 +134,7 @@ def test_importing_the_registry_loads_no_bot_and_no_numba():
         "import sys, barbaron.registry as r\n"
         "assert 'numba' not in sys.modules and 'numpy' not in sys.modules, 'heavy import'\n"
         "assert not any(m.startswith('barbaron.bots.') for m in sys.modules), 'bots loaded'\n"
-        "assert r.make_bot('normal').cushion == 250\n"
+        "assert r.make_bot('normal').cushion == 880\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -309,7 +309,7 @@ def test_an_entry_point_adds_a_bot(fake_distribution):
     assert "fake       A fake bot from a plugin  (level=2)" in listing()
     with pytest.raises(BotSpecError, match="^bot 'fake:level=-1': level must be >= 0, got -1$"):
         make_bot("fake:level=-1")
-    assert make_bot("normal").cushion == 250  # the built-ins are still there
+    assert make_bot("normal").cushion == 880  # the built-ins are still there
 
 
 def test_a_broken_entry_point_is_a_one_line_error_when_used(fake_distribution):

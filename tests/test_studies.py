@@ -1,5 +1,6 @@
 """The studies run from the command line on a tiny scale, and every notebook executes on them."""
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -7,6 +8,7 @@ import pandas as pd
 import pytest
 from nbclient import NotebookClient
 
+from barbaron.registry import make_bot
 from experiments import game_rewards, homie_ladder, seat_compensation
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -21,7 +23,11 @@ def tiny_results(tmp_path_factory):
                 "--games",
                 "600",
                 "--tables",
-                "normal-2p,mixed-2p",
+                "normal-old-2p,mixed-old-2p,hard-2p",
+                "--solves",
+                "hard-2p",
+                "--search-games",
+                "800",
                 "--workers",
                 "1",
                 "--quiet",
@@ -38,6 +44,14 @@ def tiny_results(tmp_path_factory):
                 "400",
                 "--sweep-games",
                 "200",
+                "--ladder-games",
+                "4000",
+                "--grid-games",
+                "880",
+                "--mc-games",
+                "320",
+                "--mc",
+                "mc:rollouts=2",
                 "--workers",
                 "1",
                 "--out",
@@ -52,10 +66,29 @@ def tiny_results(tmp_path_factory):
 
 def test_studies_write_their_tables(tiny_results):
     even = pd.read_csv(tiny_results / "seat_compensation" / "even.csv")
-    assert list(even["table"]) == ["normal-2p", "mixed-2p"]
+    assert list(even["table"]) == ["normal-old-2p", "mixed-old-2p", "hard-2p"]
     assert {"even_bonus", "even_ci_low", "fair_at_100", "seat1_needs"} <= set(even.columns)
+    solved = pd.read_csv(tiny_results / "seat_compensation" / "solved.csv")
+    assert list(solved["seat"]) == [0, 1] and solved["start_coins"].iloc[0] == 1000
+    assert (solved["start_coins"] % 5 == 0).all() and (solved["confirmation_games"] == 600).all()
+    tables = json.loads((tiny_results / "seat_compensation" / "tables.json").read_text())
+    assert tables["normal-old-2p"]["resolved"][0].startswith("normal:cushion=250,")
     ones = pd.read_csv(tiny_results / "homie_ladder" / "one_vs_three.csv")
     assert len(ones) == 5 * 4
+    ratings = pd.read_csv(tiny_results / "homie_ladder" / "ratings.csv")
+    assert set(ratings["bot"]) == set(homie_ladder.ladder_pool()) | {"mc:rollouts=2"}
+    assert ratings.set_index("bot").loc["hard", ["rating", "ci_low", "ci_high"]].eq(0).all()
+    assert list(ratings["rated_in"]).count("gauntlet") == 1
+    grid = pd.read_csv(tiny_results / "homie_ladder" / "policies.csv")
+    assert len(grid) == 48 and grid["bot"].is_unique and "greedy" in set(grid["bot"])
+    assert (grid["hard_above"] == (grid["ci_high"] < 0)).all()
+    presets = json.loads((tiny_results / "homie_ladder" / "presets.json").read_text())
+    gaps = presets["gaps"]
+    low, high = gaps["normal - easy"]["value"], gaps["hard - normal"]["value"]
+    assert gaps["(hard - normal) - (normal - easy)"]["value"] == pytest.approx(high - low)
+    rating = ratings.set_index("bot")["rating"]
+    assert low == pytest.approx(rating["normal"] - rating["easy"])
+    assert presets["presets"]["hard"] == repr(make_bot("hard"))
     spells = pd.read_parquet(tiny_results / "game_rewards" / "spells.parquet")
     assert (spells["tabs"] >= 0).all() and set(spells["how"]) <= {"buy", "takeover"}
     landings = pd.read_csv(tiny_results / "game_rewards" / "landings.csv")
@@ -70,7 +103,7 @@ def test_a_rerun_reproduces_the_numbers_exactly(tiny_results, tmp_path):
                 "--games",
                 "600",
                 "--tables",
-                "normal-2p",
+                "normal-old-2p",
                 "--workers",
                 "2",
                 "--quiet",
@@ -83,8 +116,18 @@ def test_a_rerun_reproduces_the_numbers_exactly(tiny_results, tmp_path):
     first = pd.read_csv(tiny_results / "seat_compensation" / "seats.csv")
     second = pd.read_csv(again / "seats.csv")
     pd.testing.assert_frame_equal(
-        first[first["table"] == "normal-2p"].reset_index(drop=True), second
+        first[first["table"] == "normal-old-2p"].reset_index(drop=True), second
     )
+
+
+def test_a_folder_played_with_other_arguments_is_played_again(tmp_path):
+    out = tmp_path / "seats"
+    argv = ["--tables", "hard-2p", "--solves", "none", "--workers", "1", "--quiet"]
+    assert seat_compensation.main([*argv, "--games", "300", "--out", str(out)]) == 0
+    record = json.loads((out / "hard-2p" / "table.json").read_text())
+    assert record["games"] == 300 and record["resolved"][0] == repr(make_bot("hard"))
+    assert seat_compensation.main([*argv, "--games", "200", "--out", str(out)]) == 0
+    assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [200]
 
 
 @pytest.mark.parametrize("name", ["seat_compensation", "homie_ladder", "game_rewards"])

@@ -151,7 +151,7 @@ def test_tournament_in_memory(in_memory):
     )
     for _, rows in calibration.groupby("lineup"):  # win shares of a lineup add up to 1
         assert rows["observed"].sum() == pytest.approx(1) == rows["predicted"].sum()
-    shares = result.predict(["normal", "easy", "easy", "easy"])  # never played: 4 players
+    shares = result.predict(["greedy", "easy", "easy", "easy"])  # never played: 4 players
     assert shares[0] > 0.5 and sum(shares) == pytest.approx(1)
     with pytest.raises(UsageError, match="not a bot of this tournament"):
         result.predict(["hard", "easy"])
@@ -205,7 +205,7 @@ def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
     [
         (["--bots", "easy"], "a pool of at least 2"),
         (["--bots", "easy", "normal", "easy"], "the same bot twice"),
-        (["--bots", "normal", "normal:cushion=250"], "the same bot twice"),
+        (["--bots", "normal", "normal:cushion=880"], "the same bot twice"),
         (["--bots", "easy", "normal", "greedy"], "--players 4 is more than the 3 bots"),
         (["--bots", "easy", "normal", "--players", "5"], "--players must be 2, 3 or 4"),
         (["--bots", "easy", "nrmal"], "did you mean 'normal'"),

@@ -106,7 +106,7 @@ def test_tune_to_a_target_in_memory(target_run):
     s = result.summary
     assert isinstance(result, api.TuneResult) and result.out is None
     assert [r["trial"] for r in s["trials"]] == list(range(6))
-    assert s["trials"][0]["values"] == {"cushion": 250}  # the bot as given
+    assert s["trials"][0]["values"] == {"cushion": 880}  # the bot as given
     assert all(isinstance(r["values"]["cushion"], int) for r in s["trials"])
     best = min(s["trials"], key=lambda r: abs(r["win_share"] - 0.35))
     assert s["best_spec"] == best["spec"] == f"normal:cushion={best['values']['cushion']}"
