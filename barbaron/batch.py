@@ -190,6 +190,7 @@ class BatchOutcome:
 
     state: BatchState
     worth: np.ndarray  # (n, players) int32
+    bars: np.ndarray  # (n, players) int8: bars each seat owns at the end
     trace: np.ndarray | None  # (n, turn slots, players) int32 coins after every slot, or None
 
     @property
@@ -204,11 +205,15 @@ class BatchOutcome:
         return w / w.sum(axis=1, keepdims=True)
 
 
+def holdings(state: BatchState, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(worth, bars), each (n, players): coins plus the value of every bar owned (R19, R10),
+    and how many bars each seat owns."""
+    return _holdings(state.coins, state.owner, state.level, players)
+
+
 def worth(state: BatchState, players: int) -> np.ndarray:
     """(n, players) worth: coins plus the value of every bar owned (R19, R10)."""
-    values = _VALUE[np.arange(R.N_BARS), state.level]  # (n, 12)
-    owned = state.owner[:, None, :] == np.arange(players, dtype=np.int8)[None, :, None]
-    return state.coins + (values[:, None, :] * owned).sum(axis=2).astype(np.int32)
+    return holdings(state, players)[0]
 
 
 def play_batch(
@@ -238,7 +243,7 @@ def play_batch(
             play_slot(rules, strategies[seat], seed, state, st, round_number, seat)
             if coins_trace is not None:
                 coins_trace[:, (round_number - 1) * players + seat] = state.coins
-    return BatchOutcome(state, worth(state, players), coins_trace)
+    return BatchOutcome(state, *holdings(state, players), coins_trace)
 
 
 def kernel_state(state: BatchState, script: Script | None = None) -> KernelState:
@@ -381,6 +386,23 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
 
 
 # --- kernels -------------------------------------------------------------------------------
+@nb.njit(cache=True, nogil=True)
+def _holdings(coins, owner, level, players):
+    """:func:`holdings` in one pass over the games."""
+    n = coins.shape[0]
+    worth = np.empty((n, players), dtype=np.int32)
+    bars = np.zeros((n, players), dtype=np.int8)
+    for g in range(n):
+        for s in range(players):
+            worth[g, s] = coins[g, s]
+        for b in range(R.N_BARS):
+            holder = owner[g, b]
+            if holder >= 0:
+                worth[g, holder] += _VALUE[b, level[g, b]]
+                bars[g, holder] += 1
+    return worth, bars
+
+
 @nb.njit(cache=True, nogil=True)
 def _first_illegal_upgrade(coins, owner, level, games, seat, choice):
     """Index of the first choice that is neither -1 nor a legal upgrade (R16), else -1."""

@@ -206,8 +206,7 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
             shares12[r] = np.where(win, SHARE_SCALE // win.sum(axis=1, keepdims=True), 0)
             worth[r] = out.worth
             coins[r] = out.state.coins
-            owners = out.state.owner
-            bars[r] = (owners[:, None, :] == np.arange(players)[None, :, None]).sum(axis=2)
+            bars[r] = out.bars
         table = worth.sum(axis=2, keepdims=True)
         worth_share = np.where(table > 0, worth * FIXED // np.maximum(table, 1), FIXED // players)
         # seat s in rotation r holds lineup position seat_bot[r, s]: gather by position
