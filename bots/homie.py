@@ -18,11 +18,11 @@ are compared on common random numbers.
 Why a coin per decision: Easy and Hard are different families (coin flips against
 expected-tab judgement), so no parameter path leads from one to the other with both ends
 exact. A coin per game instead would make an opponent that is either Easy or Hard in any one
-game, and its curve is less even: its win share is linear in skill, so its rating rises by 182
+game, and its curve is less even: its win share is linear in skill, so its rating rose by 182
 points over the first step of 0.1 and 28 over the last, against 117 and 30 for the coin per
-decision (three Normal, 20,000 games a setting). The measured curve, win share and an Elo-like
-rating with intervals at 11 settings against three Normal, is in ``results/homie_dial/``
-(``python -m experiments.homie_dial``).
+decision (against three of the Normal before the presets, ``normal:cushion=250``, 20,000 games
+a setting). The measured curve, win share and an Elo-like rating with intervals at 11 settings
+against three Normal, is in ``results/homie_dial/`` (``python -m experiments.homie_dial``).
 """
 
 from __future__ import annotations
