@@ -35,7 +35,14 @@ from barbaron.streams import SeededChance
 from experiments.common import ROOT
 
 SEED = 77
-LINEUP = ["easy", "normal", "hard", "shark"]
+# the Homies as they were when the study was run (its committed results): the old Hard and the
+# Normal before the presets, spelled out so that a rerun plays the same games
+LINEUP = [
+    "easy",
+    "normal:cushion=250",
+    "hard:risk=1,reserve=60,rival=1,margin=0,shortfall=0",
+    "shark",
+]
 
 
 class TurnRecorder(Game):
