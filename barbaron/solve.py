@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 
-from barbaron.errors import RunFailed, UsageError
+from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.runs import (
     Execution,
     Run,
@@ -147,7 +147,13 @@ def solve_seats(
     out = None if execution.out is None else Path(execution.out)
     if out is not None and not (execution.force or execution.resume) and out.exists():
         raise UsageError(f"{out} exists: choose another --out or add --force to replace it")
-    search = _search(execution, bots, start, search_games, iterations, rotate)
+    try:
+        search = _search(execution, bots, start, search_games, iterations, rotate)
+    except KeyboardInterrupt:  # the folder is made once the coins are found: nothing to keep
+        raise RunInterrupted(
+            "interrupted during the search for the seat coins, before anything was written; "
+            "run the command again to start over"
+        ) from None
     rules = execution.rules(players, seat_coins=search["seat_coins"])
     arm = Arm("solution", tuple(bots), rules)
     with Run.open("seats", confirming, [arm], games, rotate=rotate) as run:

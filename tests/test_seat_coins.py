@@ -265,3 +265,18 @@ def test_solve_refuses_an_existing_folder_before_searching(tmp_path, capsys, mon
     argv = ["seats", "--bots", "threshold", "--players", "2", "--solve", "--out", out]
     status, _, err = run(capsys, *argv)
     assert status == 2 and "exists: choose another --out or add --force" in err
+
+
+def test_ctrl_c_during_the_search_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import barbaron.solve
+
+    def interrupted_search(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(barbaron.solve, "_search", interrupted_search)
+    out = tmp_path / "s"
+    argv = ["seats", "--bots", "threshold", "--players", "2", "--solve", "--out", out]
+    status, _, err = run(capsys, *argv)
+    assert status == 130 and "during the search for the seat coins" in err
+    assert len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
