@@ -211,17 +211,17 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
         worth_share = np.where(table > 0, worth * FIXED // np.maximum(table, 1), FIXED // players)
         # seat s in rotation r holds lineup position seat_bot[r, s]: gather by position
         seat_of_position = np.argsort(seat_bot, axis=1)  # (rotations, players)
-        take = seat_of_position[:, None, :]
-        pos_share = np.take_along_axis(shares12, np.broadcast_to(take, shares12.shape), axis=2)
-        pos_worth = np.take_along_axis(worth, np.broadcast_to(take, worth.shape), axis=2)
-        pos_wshare = np.take_along_axis(worth_share, np.broadcast_to(take, worth.shape), axis=2)
+        seat_worth = worth.sum(axis=1)  # (rotations, players): summed before the gather
+        seat_wshare = worth_share.sum(axis=1)
         tallies.append(
             ArmTally(
-                position_share=pos_share.sum(axis=0),
+                position_share=sum(shares12[r][:, p] for r, p in enumerate(seat_of_position)),
                 seat_share=shares12.sum(axis=0),
-                position_worth=pos_worth.sum(axis=(0, 1)),
-                seat_worth=worth.sum(axis=(0, 1)),
-                position_worth_share=pos_wshare.sum(axis=(0, 1)),
+                position_worth=sum(seat_worth[r, p] for r, p in enumerate(seat_of_position)),
+                seat_worth=seat_worth.sum(axis=0),
+                position_worth_share=sum(
+                    seat_wshare[r, p] for r, p in enumerate(seat_of_position)
+                ),
             )
         )
         # rows ordered by game (deal-major, then rotation), then seat
