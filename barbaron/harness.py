@@ -481,12 +481,48 @@ def run_units(
                 for f in running.values()
                 if f.done() and not f.cancelled() and f.exception() is None
             )
-        # stop the helpers before going on: none may still write into the results folder
-        executor.shutdown(wait=True, kill_workers=True)
+        _stop_helpers(executor)  # before going on: none may still write into the folder
         raise
 
 
 _LOKY_TRACKER = "joblib.externals.loky.backend.resource_tracker"
+HELPERS_STOP_SECONDS = 10.0  # how long a stopping run waits for its killed helpers at most
+
+
+def _stop_helpers(executor) -> None:
+    """Kill the run's helper processes at once (a failure or an interrupt) and wait until they
+    are gone.
+
+    loky's own ``shutdown(kill_workers=True)`` has its manager thread kill them and waits for
+    that thread; but a helper killed while it sends a result leaves half a message in the
+    result pipe, whose writing end this process holds too, and the manager thread then waits
+    for the rest for ever (seen once: a run interrupted during its first seconds hung). So the
+    helpers are killed here, and once they are gone this process's writing end is closed: a
+    read still waiting ends, and the manager thread stops."""
+    import signal
+    import time
+    from multiprocessing.connection import wait
+
+    processes = list(getattr(executor, "_processes", {}).values())
+    result_queue = getattr(executor, "_result_queue", None)
+    manager = getattr(executor, "_executor_manager_thread", None)
+    for process in processes:  # (loky's processes have no kill())
+        with contextlib.suppress(OSError, ValueError):
+            if process.exitcode is None:
+                os.kill(process.pid, signal.SIGKILL)
+    deadline = time.monotonic() + HELPERS_STOP_SECONDS
+    alive = [p.sentinel for p in processes]
+    while alive and (left := deadline - time.monotonic()) > 0:
+        with contextlib.suppress(OSError, ValueError):
+            gone = wait(alive, timeout=left)
+            alive = [s for s in alive if s not in gone]
+    executor.shutdown(wait=False, kill_workers=True)
+    writer = getattr(result_queue, "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
+    if manager is not None:
+        manager.join(timeout=HELPERS_STOP_SECONDS)
 
 
 def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):

@@ -319,6 +319,60 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
+def _target(out: str | Path) -> tuple[Path, Path]:
+    """The results folder ``out`` and its partial folder, checked to be names barbaron can use."""
+    folder = Path(out).resolve()  # so that "a/.." never names a parent to replace
+    if folder.parent == folder or not folder.name:
+        raise ResultsError(f"--out {out!r} names no folder to create")
+    if folder.name.endswith(".partial") or folder.name.endswith(".lock"):
+        raise ResultsError(
+            f"--out {folder.name!r}: names ending in .partial or .lock are barbaron's own "
+            "(an interrupted run, a run's lock); choose another name"
+        )
+    if len(os.fsencode(folder.name)) + len(".partial") > NAME_MAX:
+        raise ResultsError(
+            f"--out name {folder.name[:40]!r}... is too long: at most "
+            f"{NAME_MAX - len('.partial')} bytes (barbaron adds .partial while it writes)"
+        )
+    return folder, folder.with_name(folder.name + ".partial")
+
+
+def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> None:
+    """Refuse what is already at ``out`` and ``partial`` unless --force or --resume allows it
+    (and never someone else's files)."""
+    if out.exists() or out.is_symlink():
+        if not force:
+            raise ResultsError(f"{out} exists: choose another --out or add --force to replace it")
+        why = foreign_content(out)
+        if why:
+            raise ResultsError(
+                f"{out} is not a barbaron results folder ({why}): --force "
+                "replaces only those; choose another --out"
+            )
+    if partial.exists() or partial.is_symlink():
+        why = foreign_content(partial)
+        if why:
+            raise ResultsError(
+                f"{partial} is not an interrupted barbaron run ({why}): move it away "
+                "or choose another --out"
+            )
+        if not (resume or force):
+            raise ResultsError(
+                f"{partial} holds an interrupted run: add --resume to continue it or --force to "
+                "start over"
+            )
+    elif resume:
+        raise ResultsError(f"nothing to resume: {partial} does not exist")
+
+
+def check_target(out: str | Path, *, force: bool = False, resume: bool = False) -> None:
+    """What opening a results folder at ``out`` would refuse, checked before any game is played
+    (for a command that works a long time before it opens its folder): a bad name, a folder
+    there without --force, files that are not barbaron's, an interrupted run without --resume,
+    nothing to resume. Whether the run matches the one to resume is checked when it opens."""
+    _check_existing(*_target(out), force=force, resume=resume)
+
+
 class RunFolder:
     """The folder of one run: create or resume it, add units, finish it. It holds the folder's
     lock from creation to :meth:`finish` or :meth:`close`."""
@@ -326,20 +380,7 @@ class RunFolder:
     def __init__(
         self, out: str | Path, job: Job, command: str, *, force: bool = False, resume: bool = False
     ) -> None:
-        self.out = Path(out).resolve()  # so that "a/.." never names a parent to replace
-        if self.out.parent == self.out or not self.out.name:
-            raise ResultsError(f"--out {out!r} names no folder to create")
-        if self.out.name.endswith(".partial") or self.out.name.endswith(".lock"):
-            raise ResultsError(
-                f"--out {self.out.name!r}: names ending in .partial or .lock are barbaron's own "
-                "(an interrupted run, a run's lock); choose another name"
-            )
-        if len(os.fsencode(self.out.name)) + len(".partial") > NAME_MAX:
-            raise ResultsError(
-                f"--out name {self.out.name[:40]!r}... is too long: at most "
-                f"{NAME_MAX - len('.partial')} bytes (barbaron adds .partial while it writes)"
-            )
-        self.partial = self.out.with_name(self.out.name + ".partial")
+        self.out, self.partial = _target(out)
         self.job, self.command = job, command
         self.record = job_record(job)
         self._done: set[int] = set()  # units written completely (added to by the writer thread)
@@ -372,36 +413,13 @@ class RunFolder:
 
     def _prepare(self, force: bool, resume: bool) -> dict:
         """Check what is already there against --force and --resume; the manifest to write."""
-        if self.out.exists() or self.out.is_symlink():
-            if not force:
-                raise ResultsError(
-                    f"{self.out} exists: choose another --out or add --force to replace it"
-                )
-            why = foreign_content(self.out)
-            if why:
-                raise ResultsError(
-                    f"{self.out} is not a barbaron results folder ({why}): --force "
-                    "replaces only those; choose another --out"
-                )
+        _check_existing(self.out, self.partial, force=force, resume=resume)
         if self.partial.exists() or self.partial.is_symlink():
-            why = foreign_content(self.partial)
-            if why:
-                raise ResultsError(
-                    f"{self.partial} is not an interrupted barbaron run ({why}): move it away "
-                    "or choose another --out"
-                )
             if resume:
                 manifest = self._resumable()
                 self._done = set(self._valid_units())
                 return manifest
-            if not force:
-                raise ResultsError(
-                    f"{self.partial} holds an interrupted run: add --resume to "
-                    "continue it or --force to start over"
-                )
-            shutil.rmtree(self.partial)
-        elif resume:
-            raise ResultsError(f"nothing to resume: {self.partial} does not exist")
+            shutil.rmtree(self.partial)  # --force, checked to be barbaron's
         job = self.job
         return {
             "status": "partial",
@@ -537,8 +555,8 @@ class RunFolder:
         """Record a finished unit: its rows as a Parquet shard (unless its worker wrote it
         already), then its tallies, each atomically; the tally file marks the unit done. The
         writing happens on a background thread, so that the run's own process plays its next
-        unit meanwhile (Arrow and zlib write without the GIL); a failed write is raised by the
-        next call of :meth:`add` or by :meth:`finish`."""
+        unit meanwhile (Arrow and zstd write without the GIL); a failed write is raised by a
+        later call of :meth:`add` (once the writes behind it are due) or by :meth:`finish`."""
         self._settle(raise_errors=True, keep=MAX_PENDING_WRITES - 1)
         if self._writer is None:
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="barbaron-writer")
@@ -562,7 +580,8 @@ class RunFolder:
         """Wait until at most ``keep`` writes are pending; with ``raise_errors``, raise the
         first write that failed (once), else keep it for the next call that raises."""
         while len(self._writes) > keep:
-            error = self._writes.popleft().exception()
+            error = self._writes[0].exception()  # waits (a Ctrl-C here keeps it pending)
+            self._writes.popleft()
             self._write_error = self._write_error or error
         if raise_errors and self._write_error is not None:
             error, self._write_error = self._write_error, None

@@ -40,7 +40,6 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
@@ -144,9 +143,13 @@ def solve_seats(
     start = execution.rules(players)
     confirming = dataclasses.replace(execution, seed=(execution.seed + 1) % MAX_INDEX)
     confirming.job([Arm("solution", tuple(bots), start)], games, rotate=rotate)  # checks it
-    out = None if execution.out is None else Path(execution.out)
-    if out is not None and not (execution.force or execution.resume) and out.exists():
-        raise UsageError(f"{out} exists: choose another --out or add --force to replace it")
+    if execution.out is not None:  # before the search: it may take long
+        from barbaron.results import ResultsError, check_target
+
+        try:
+            check_target(execution.out, force=execution.force, resume=execution.resume)
+        except ResultsError as e:
+            raise UsageError(str(e)) from None
     try:
         search = _search(execution, bots, start, search_games, iterations, rotate)
     except KeyboardInterrupt:  # the folder is made once the coins are found: nothing to keep

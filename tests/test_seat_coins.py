@@ -280,3 +280,31 @@ def test_ctrl_c_during_the_search_is_one_line_and_leaves_nothing(tmp_path, capsy
     assert status == 130 and "during the search for the seat coins" in err
     assert len(err.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "setup, extra, message",
+    [
+        ("stray", [], "is not an interrupted barbaron run"),
+        (None, ["--resume"], "nothing to resume"),
+        ("partial", [], "holds an interrupted run"),
+    ],
+)
+def test_solve_refuses_a_bad_folder_before_searching(
+    setup, extra, message, tmp_path, capsys, monkeypatch
+):
+    import barbaron.solve
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the search ran before the folder was checked")
+
+    monkeypatch.setattr(barbaron.solve, "_search", no_search)
+    out = tmp_path / "s"
+    if setup == "stray":
+        (tmp_path / "s.partial").mkdir()
+        (tmp_path / "s.partial" / "notes.txt").write_text("mine")
+    elif setup == "partial":
+        _interrupted(out, (1000, 1100))
+    argv = ["seats", "--bots", "threshold", "--players", "2", "--solve", "--out", out, *extra]
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and message in err, err
