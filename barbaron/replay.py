@@ -72,6 +72,7 @@ class RunGame:
     rotation: int
     bots: tuple[str, ...]  # in seat order
     rules: dict  # the Rules fields
+    code_changed: bool  # barbaron's code differs from the run's (a bot's defaults may too)
 
 
 def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGame:
@@ -103,5 +104,8 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
                     f"the plugin {plugin} has changed since {run_dir} was played: its games "
                     "cannot be replayed with it"
                 )
+    from barbaron.results import code_hash
+
     bots = tuple(lineup[i] for i in rotated(lineup, rotation))
-    return RunGame(game, seed, deal, rotation, bots, dict(arms[label]["rules"]))
+    changed = manifest.get("code") not in (None, code_hash())
+    return RunGame(game, seed, deal, rotation, bots, dict(arms[label]["rules"]), changed)

@@ -3,6 +3,7 @@ workers, batch sizes and backends, resume, results folders, and bad input."""
 
 import json
 import math
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -115,8 +116,19 @@ def test_replay_run_game_equals_its_row(played, capsys):
     status, out, err = run(capsys, "replay", "--run", played, "--game", g)
     assert status == 0 and "deal 308, rotation 2" in err
     assert json.loads(out)["coins"] == games[games["game"] == g]["coins"].tolist()
+    assert "warning" not in err  # the same code: the recorded game
     status, out, _ = run(capsys, "replay", "--run", played, "--game", g, "--check")
     assert status == 0 and "agree" in out
+
+
+def test_replay_run_warns_when_the_code_has_changed(played, tmp_path, capsys):
+    copy = tmp_path / "older"
+    shutil.copytree(played, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["code"] = "0" * len(manifest["code"])  # played by another version of barbaron
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    status, _, err = run(capsys, "replay", "--run", copy, "--game", 7)
+    assert status == 0 and "warning: barbaron's code has changed" in err
 
 
 def test_identical_bots_get_equal_win_shares(tmp_path, capsys):

@@ -157,6 +157,13 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
         f"{' '.join(args.bots)}",
         file=sys.stderr,
     )
+    if found.code_changed:
+        print(
+            f"# warning: barbaron's code has changed since {args.run_dir} was played; if a "
+            "bot's defaults or a rule changed, this is not the recorded game (compare its "
+            "worths with the run's games.parquet)",
+            file=sys.stderr,
+        )
 
 
 def _replay_seeded(args: argparse.Namespace) -> int:
