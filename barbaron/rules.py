@@ -180,9 +180,7 @@ class Rules:
             raise ValueError(f"rules: players must be 2, 3 or 4, got {self.players}")
         if not 1 <= self.rounds <= 1000:
             raise ValueError(f"rules: rounds must be between 1 and 1000, got {self.rounds}")
-        for name in ("start_coins", "seat_bonus"):
-            _check_coins(name, getattr(self, name))
-        if self.seat_coins is not None:
+        if self.seat_coins is not None:  # first: the flat fields may be copied from it
             coins = self.seat_coins
             if not isinstance(coins, tuple | list) or not all(
                 isinstance(c, int) and not isinstance(c, bool) for c in coins
@@ -199,6 +197,8 @@ class Rules:
             for seat, value in enumerate(coins):
                 _check_coins(f"seat_coins (seat {seat})", value)
             object.__setattr__(self, "seat_coins", tuple(coins))
+        for name in ("start_coins", "seat_bonus"):
+            _check_coins(name, getattr(self, name))
 
     def seat_start_coins(self, seat: int) -> int:
         """Coins seat ``seat`` starts with (R4): its own ``seat_coins``, if given."""

@@ -144,3 +144,13 @@ def test_console_script_help_and_errors_without_traceback(tmp_path):
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "extra", [["--seat-coins", "1000,1100"], ["--start-coins", "500"], ["--rounds", "12"]]
+)
+def test_rules_options_are_refused_where_the_rules_come_from_elsewhere(extra, capsys, tmp_path):
+    status, _, err = run(capsys, "replay", str(CASE), *extra)
+    assert status == 2 and "scenario files carry their own rules" in err
+    status, _, err = run(capsys, "replay", "--run", str(tmp_path), "--game", "0", *extra)
+    assert status == 2 and "the run's own rules" in err

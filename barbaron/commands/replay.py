@@ -89,12 +89,23 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--rollouts must be 0 or more, got {args.rollouts}")
         check_writable(args.html, "--html")
     seeded = args.seed is not None or args.game is not None or args.bots is not None
+    money = any(v is not None for v in (args.start_coins, args.seat_bonus, args.seat_coins))
     if args.run_dir is not None or seeded:
         if args.files:
             raise UsageError("give scenario FILEs or --seed/--game/--bots (or --run), not both")
         if args.run_dir is not None:
+            if money or args.rounds != 10:
+                raise UsageError(
+                    "--run DIR replays a game with the run's own rules: give no --rounds, "
+                    "--start-coins, --seat-bonus or --seat-coins"
+                )
             _take_game_of_run(args)
         return _replay_seeded(args)
+    if money or args.rounds != 10:
+        raise UsageError(
+            "scenario files carry their own rules: give no --rounds, --start-coins, "
+            "--seat-bonus or --seat-coins with them"
+        )
     if not args.files:
         raise UsageError("give scenario FILEs, or --seed S --game G --bots A B [C D]")
     return _replay_files(args)
