@@ -102,7 +102,8 @@ def _dead_workers_named(
     results: Iterator[UnitResult], job: Job, finished: set[int]
 ) -> Iterator[UnitResult]:
     """The results in unit order; a worker process that dies becomes a RunFailed naming the
-    unit the run was waiting for (the first not finished after the last one received)."""
+    unit the run was waiting for (the first not finished after the last one received), or an
+    interrupt when Ctrl-C killed it (a terminal's Ctrl-C reaches every process of the run)."""
     last = -1
     try:
         for result in results:
@@ -111,9 +112,11 @@ def _dead_workers_named(
     except Exception as e:
         if type(e).__name__ not in ("TerminatedWorkerError", "BrokenProcessPool"):
             raise
+        codes = re.search(r"exit codes of the workers are (\{.*?\})", str(e))
+        if codes and "SIGINT" in codes.group(1):  # Ctrl-C reached a helper still starting
+            raise KeyboardInterrupt from None
         unit = next(u for u in range(last + 1, job.units) if u not in finished)
         deals = job.unit_deals(unit)
-        codes = re.search(r"exit codes of the workers are (\{.*?\})", str(e))
         raise RunFailed(
             f"a worker process died{f' (exit codes {codes.group(1)})' if codes else ''} "
             f"while unit {unit} (deals {deals[0]}..{deals[-1]}) or a later one was played"
