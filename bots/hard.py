@@ -70,7 +70,7 @@ class Hard(Strategy):
         0 after its last roll."""
         if view.turns_left(view.seat) == 0:
             return np.zeros(games.size)
-        left = np.asarray(left, dtype=np.int64)
+        left = np.asarray(left, dtype=np.float64)  # coins; a subclass may pass fractions
         v = view
         return _shortfalls(v.owner, v.level, v.position, games, v.seat, left)
 
