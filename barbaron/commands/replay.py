@@ -89,26 +89,32 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--rollouts must be 0 or more, got {args.rollouts}")
         check_writable(args.html, "--html")
     seeded = args.seed is not None or args.game is not None or args.bots is not None
-    money = any(v is not None for v in (args.start_coins, args.seat_bonus, args.seat_coins))
+    if (args.run_dir is not None or seeded) and args.files:
+        raise UsageError("give scenario FILEs or --seed/--game/--bots (or --run), not both")
+    _refuse_rules_options_of_others(args, seeded)
     if args.run_dir is not None or seeded:
-        if args.files:
-            raise UsageError("give scenario FILEs or --seed/--game/--bots (or --run), not both")
         if args.run_dir is not None:
-            if money or args.rounds != 10:
-                raise UsageError(
-                    "--run DIR replays a game with the run's own rules: give no --rounds, "
-                    "--start-coins, --seat-bonus or --seat-coins"
-                )
             _take_game_of_run(args)
         return _replay_seeded(args)
-    if money or args.rounds != 10:
-        raise UsageError(
-            "scenario files carry their own rules: give no --rounds, --start-coins, "
-            "--seat-bonus or --seat-coins with them"
-        )
     if not args.files:
         raise UsageError("give scenario FILEs, or --seed S --game G --bots A B [C D]")
     return _replay_files(args)
+
+
+def _refuse_rules_options_of_others(args: argparse.Namespace, seeded: bool) -> None:
+    """Scenario files and a run's games bring their own rules: no rules options with them."""
+    from barbaron.rules import Rules
+
+    given = any(v is not None for v in (args.start_coins, args.seat_bonus, args.seat_coins))
+    if not (given or args.rounds != Rules.rounds):
+        return
+    if args.run_dir is not None:
+        source = "--run DIR replays a game with the run's own rules"
+    elif not seeded:
+        source = "scenario files carry their own rules"
+    else:
+        return
+    raise UsageError(f"{source}: give no --rounds, --start-coins, --seat-bonus or --seat-coins")
 
 
 def _replay_files(args: argparse.Namespace) -> int:
