@@ -209,7 +209,7 @@ def _search(
 
     from barbaron.harness import Arm
     from barbaron.rules import MAX_START_COINS
-    from barbaron.tuning import _play
+    from barbaron.tuning import play_totals
 
     players = len(bots)
     rotations = players if rotate else 1
@@ -228,7 +228,7 @@ def _search(
             rules = execution.rules(players, seat_coins=more)
             arms.append(Arm(f"seat {seat} +{STEP}", tuple(bots), rules))
         job = execution.job(arms, n, rotate=rotate)
-        totals = _play(job, quiet=not execution.progress)
+        totals = play_totals(job, quiet=not execution.progress)
         played += n * len(arms)
         at = totals[0].summary()
         share = _shares(totals[0])

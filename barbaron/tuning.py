@@ -262,7 +262,9 @@ class _Tallies:
     own_task = unit_task
 
 
-def _play(job: Job, quiet: bool, on_unit=None) -> list[Totals]:
+def play_totals(job: Job, quiet: bool, on_unit=None) -> list[Totals]:
+    """Play ``job`` keeping only its exact totals, no games (a trial, a confirmation, a search
+    iteration of ``seats --solve``)."""
     from barbaron.run import execute
 
     return execute(job, _Tallies(), quiet=quiet, on_unit=on_unit).totals
@@ -495,7 +497,7 @@ def tune(
     def objective(values: dict) -> tuple[float, dict]:
         spec = spec_of(bot, values)
         job = execution.job([Arm("trial", (spec, *field), rules)], games_per_trial)
-        est = _play(job, quiet=True)[0].position_estimate(0)
+        est = play_totals(job, quiet=True)[0].position_estimate(0)
         value = est.mean if target is None else abs(est.mean - target)
         attrs = {"values": values, "spec": spec, "win_share": est.mean}
         return value, attrs | {"win_share_ci": list(est.ci)}
@@ -536,7 +538,7 @@ def tune(
             arms.append(Arm("base", (bot, *field), rules))
         job = dataclasses.replace(confirm, arms=tuple(arms), seed=confirm_seed)
         paired = _Paired() if target is None else None
-        totals = _play(job, quiet=quiet, on_unit=paired)
+        totals = play_totals(job, quiet=quiet, on_unit=paired)
         confirmation = _confirmation(totals, paired, target, job, bot)
         summary = {
             "games": trials * games_per_trial + len(arms) * confirm_games,

@@ -153,7 +153,7 @@ def test_the_command_writes_the_study_and_resumes_after_ctrl_c(
     target_run, tmp_path, capsys, monkeypatch
 ):
     out = tmp_path / "t"
-    real = tuning._play
+    real = tuning.play_totals
     calls = []
 
     def play(job, quiet, on_unit=None):
@@ -162,9 +162,9 @@ def test_the_command_writes_the_study_and_resumes_after_ctrl_c(
             raise KeyboardInterrupt
         return real(job, quiet, on_unit)
 
-    monkeypatch.setattr(tuning, "_play", play)
+    monkeypatch.setattr(tuning, "play_totals", play)
     assert main([*TARGET, "--out", str(out)]) == 130
-    monkeypatch.setattr(tuning, "_play", real)
+    monkeypatch.setattr(tuning, "play_totals", real)
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "3 finished trials kept" in err, err
     partial = Path(f"{out}.partial")
@@ -192,7 +192,7 @@ def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monke
     def play(job, quiet, on_unit=None):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tuning, "_play", play)
+    monkeypatch.setattr(tuning, "play_totals", play)
     assert main([*TARGET, "--out", str(tmp_path / "t")]) == 130
     assert "nothing was written" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
