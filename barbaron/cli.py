@@ -4,6 +4,7 @@ from the command modules listed in ``barbaron.commands.COMMANDS``."""
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import signal
@@ -121,9 +122,14 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
 
 def entry() -> None:
     """The ``barbaron`` console script: :func:`main`, then exit without listening to another
-    Ctrl-C (a second one while the interpreter shuts down would only print a traceback)."""
+    Ctrl-C (a second one while the interpreter shuts down would only print a traceback).
+
+    Before exiting, every live object is frozen out of the garbage collector: the interpreter's
+    last collection would otherwise walk all of them (numba's, matplotlib's, pandas'), which
+    took 0.35 s of every command. Exit handlers still run and files are closed as usual."""
     status = main()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()
     sys.exit(status)
 
 

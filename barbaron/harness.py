@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -539,9 +540,14 @@ def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
 
 
 def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:
-    """Get a helper process ready to play ``job``: its modules, bots and compiled kernels."""
+    """Get a helper process ready to play ``job``: its modules, bots and compiled kernels.
+
+    What it loaded is then frozen out of the garbage collector, as the command's own process
+    does before it exits (``cli.entry``): the helper's last collection, which the run waits
+    for at its end, no longer walks numba's objects."""
     for arm in job.arms:
         play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
+    gc.freeze()
 
 
 def _in_worker(task: Callable[..., UnitResult], parent: int, job: Job, unit: int) -> UnitResult:
