@@ -30,8 +30,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from barbaron import interrupts, streams
 from barbaron import rules as R
-from barbaron import streams
 from barbaron.rules import Rules
 from barbaron.strategy import (
     BatchView,
@@ -284,7 +284,9 @@ def play_slot(
     round_number: int,
     seat: int,
 ) -> None:
-    """One turn slot of every game of the batch: ``seat``'s turn in round ``round_number``."""
+    """One turn slot of every game of the batch: ``seat``'s turn in round ``round_number``.
+    A Ctrl-C noted while a run plays is raised here, between slots (``barbaron.interrupts``)."""
+    interrupts.check()
     state.round = round_number
     slot = (round_number - 1) * rules.players + seat
     _start_turn(seat, st)

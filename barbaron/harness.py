@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from barbaron import interrupts
 from barbaron.batch import play_batch
 from barbaron.config import (
     DEFAULT_BATCH_SIZE,
@@ -439,14 +440,15 @@ def run_units(
     # terminal's stderr: the run already says in one line that a worker died
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:" + _LOKY_TRACKER)
     parent = os.getpid()
-    with warnings.catch_warnings():  # a resize waits for an earlier run's warm-up: fine
+    with warnings.catch_warnings(), _deaf_to_ctrl_c():
+        # a resize waits for an earlier run's warm-up: fine
         warnings.filterwarnings("ignore", "Trying to resize an executor", UserWarning)
         executor = get_reusable_executor(
             max_workers=helpers, initializer=_watch_parent, initargs=(parent,)
         )
-    # the helpers get units only once they have started (imports, compiled kernels): until
-    # then this process plays on, so no unit waits for a process that is still starting
-    warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
+        # the helpers get units only once they have started (imports, compiled kernels): until
+        # then this process plays on, so no unit waits for a process that is still starting
+        warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
@@ -470,8 +472,10 @@ def run_units(
                 else:
                     order.append(unit)  # play it here while the helpers play theirs
                     mine[unit] = own_task(job, unit, strategies)
-            elif order:  # all taken: wait for the helpers' next unit
-                wait([running[u] for u in order if u in running], return_when=FIRST_COMPLETED)
+            elif order:  # all taken: wait for the helpers' next unit, hearing Ctrl-C
+                waiting = [running[u] for u in order if u in running]
+                wait(waiting, timeout=INTERRUPT_CHECK_SECONDS, return_when=FIRST_COMPLETED)
+                interrupts.check()
             else:
                 return
     except BaseException:  # an early stop, a failure or an interrupt: keep what finished
@@ -486,7 +490,38 @@ def run_units(
         raise
 
 
+@contextlib.contextmanager
+def _deaf_to_ctrl_c() -> Iterator[None]:
+    """Helper processes started inside never hear Ctrl-C (SIGINT).
+
+    A terminal's Ctrl-C reaches every process of the run, and a helper still importing would
+    print its own traceback. This process handles the interrupt and kills its helpers
+    (``_stop_helpers``), so the helpers need not hear it. A blocked signal stays blocked
+    across exec, and neither Python nor loky unblocks it; so SIGINT is blocked in this thread
+    for the instant of loky's fork and exec (by wrapping the function loky looks up at each
+    spawn). A Ctrl-C in that instant is not lost: another thread of this process takes it."""
+    import signal
+
+    from joblib.externals.loky.backend import fork_exec as spawning
+
+    launch = spawning.fork_exec
+
+    def deaf_launch(*args, **kwargs):
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return launch(*args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    spawning.fork_exec = deaf_launch
+    try:
+        yield
+    finally:
+        spawning.fork_exec = launch
+
+
 _LOKY_TRACKER = "joblib.externals.loky.backend.resource_tracker"
+INTERRUPT_CHECK_SECONDS = 0.1  # how often a run waiting for its helpers looks for a Ctrl-C
 HELPERS_STOP_SECONDS = 10.0  # how long a stopping run waits for its killed helpers at most
 
 

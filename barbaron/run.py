@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from barbaron import interrupts
 from barbaron.errors import RunFailed
 from barbaron.harness import Job, Totals, UnitResult, new_totals, run_units
 from barbaron.results import InMemory, RunFolder
@@ -36,8 +37,20 @@ def execute(
 
     ``on_unit`` sees every unit in order (those of an interrupted run first, replayed from
     their tallies) with the totals so far, and returns True to stop early; the games played
-    are then deals 0..k of every arm.
+    are then deals 0..k of every arm. Ctrl-C and SIGTERM while it plays are raised at safe
+    points: between turn slots and units (``barbaron.interrupts``).
     """
+    with interrupts.deferred():
+        return _play_units(job, folder, quiet, on_unit)
+
+
+def _play_units(
+    job: Job,
+    folder: RunFolder | InMemory,
+    quiet: bool,
+    on_unit: Callable[[UnitResult, list[Totals]], bool] | None,
+) -> RunOutcome:
+    """:func:`execute`'s work."""
     totals = new_totals(job)
     done = folder.done_units()
     if on_unit is not None:  # a stopping rule sees deals 0..k only: keep the done units' prefix
@@ -83,6 +96,7 @@ def execute(
                 total.add(tally)
             bar.update(len(result.deals) * per_deal)
             games_now += len(result.deals) * per_deal
+            interrupts.check()  # (a dask run's units arrive here without a slot of ours)
             if on_unit is not None and on_unit(result, totals):
                 stopped = True
                 break

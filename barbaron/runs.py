@@ -437,12 +437,14 @@ class Run:
 
     def play(self, on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None) -> None:
         """Play the units not yet done."""
+        from barbaron import interrupts
         from barbaron.run import execute
 
         quiet = not self.execution.progress
-        if getattr(self.sink, "partial", None) is not None:  # a folder: plots at the end
-            _import_in_background("barbaron.plots")
-        self.outcome = execute(self.job, self.sink, quiet=quiet, on_unit=on_unit)
+        with interrupts.deferred():  # a Ctrl-C in the main thread's import would block this one's
+            if getattr(self.sink, "partial", None) is not None:  # a folder: plots at the end
+                _import_in_background("barbaron.plots")
+            self.outcome = execute(self.job, self.sink, quiet=quiet, on_unit=on_unit)
 
     @property
     def totals(self) -> list[Totals]:

@@ -574,3 +574,25 @@ def test_a_stopping_rule_sees_the_units_of_a_resumed_run_in_order(tmp_path):
     resumed.close()
     assert seen == list(range(job.units))
     assert sum(t.deals for t in outcome.totals) == job.deals
+
+
+def test_a_ctrl_c_while_games_play_is_raised_at_the_next_safe_point():
+    """barbaron.interrupts: inside deferred() a SIGINT only notes; check() raises it once, and
+    the handler in force before comes back."""
+    import signal
+
+    from barbaron import interrupts
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt), interrupts.deferred():
+        with interrupts.deferred():  # nested: one handler, one note
+            signal.raise_signal(signal.SIGINT)
+            noted = True  # not raised where it landed
+        assert noted
+        interrupts.check()
+        raise AssertionError("check() did not raise")
+    assert signal.getsignal(signal.SIGINT) is before
+    with interrupts.deferred():
+        interrupts.check()  # nothing came: nothing raised
+    with pytest.raises(KeyboardInterrupt), interrupts.deferred():
+        signal.raise_signal(signal.SIGINT)  # came after the last check: raised at the end

@@ -548,3 +548,25 @@ def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys):
     plugin.write_text(PLUGIN.format(cushion=300))
     status, _, err = run(capsys, "replay", "--run", out, "--game", "3", "--check")
     assert status == 2 and one_line(err) and f"the plugin {plugin} has changed" in err
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.15, 0.4])
+def test_ctrl_c_to_the_whole_run_while_helpers_start_is_one_line(tmp_path, delay):
+    """A terminal's Ctrl-C reaches every process of the run; a helper still importing must not
+    print its own traceback, and the run ends as an interrupt with a resumable folder."""
+    out = tmp_path / "c"
+    argv = ["play", "--bots", "normal", "normal", "--games", "4000000", "--workers", "2"]
+    proc = cli(*argv, "--quiet", "--out", out, start_new_session=True)
+    deadline = time.monotonic() + 60
+    children = ""
+    while not children and time.monotonic() < deadline and proc.poll() is None:
+        children = subprocess.run(
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+        ).stdout
+        time.sleep(0.005)
+    assert children, "the run started no helper"
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    status = proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert status == 130 and one_line(err), err
