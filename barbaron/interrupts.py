@@ -6,6 +6,7 @@ ever; raised inside numba's callback while a compiled kernel loads, it is swallo
 Ctrl-C is lost. Both were seen at the start of runs with workers. So while a run plays
 (:func:`deferred`), the signal only notes that it came, and the engine and the harness raise
 ``KeyboardInterrupt`` where they call :func:`check`: before every turn slot and between units.
+A second one before that point (a strategy that never returns) is raised at once.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ _depth = 0  # how many deferred() blocks are open in the main thread
 
 
 def _note(signum: int, frame: object) -> None:
+    if _received:  # the first was not taken yet: the user insists
+        _received.clear()
+        raise KeyboardInterrupt
     _received.append(signum)
 
 

@@ -596,3 +596,9 @@ def test_a_ctrl_c_while_games_play_is_raised_at_the_next_safe_point():
         interrupts.check()  # nothing came: nothing raised
     with pytest.raises(KeyboardInterrupt), interrupts.deferred():
         signal.raise_signal(signal.SIGINT)  # came after the last check: raised at the end
+    with pytest.raises(KeyboardInterrupt), interrupts.deferred():
+        signal.raise_signal(signal.SIGINT)
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)  # a second one before a check: at once
+        interrupts.check()  # the two were one interrupt: nothing left to raise
+        raise KeyboardInterrupt  # (what the run does with it)

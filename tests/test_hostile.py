@@ -570,3 +570,36 @@ def test_ctrl_c_to_the_whole_run_while_helpers_start_is_one_line(tmp_path, delay
     status = proc.wait(timeout=30)
     err = proc.stderr.read()
     assert status == 130 and one_line(err), err
+
+
+STUCK = """
+import os, time
+from pathlib import Path
+from barbaron.strategy import Strategy
+
+class Stuck(Strategy):
+    def buy(self, view, games, bars):
+        Path(os.environ["STUCK_MARK"]).touch()
+        while True:
+            time.sleep(0.01)
+"""
+
+
+def test_a_second_ctrl_c_stops_a_strategy_that_never_returns(tmp_path):
+    """Ctrl-C during a run is taken at the next turn slot; a strategy that never returns never
+    gets there, so a second Ctrl-C interrupts at once: one line, exit 130, no hang."""
+    plugin = tmp_path / "stuck.py"
+    plugin.write_text(STUCK)
+    mark = tmp_path / "stuck.mark"
+    argv = ["play", "--bots", f"{plugin}:Stuck", "easy", "--games", "1000", "--workers", "1"]
+    proc = cli(*argv, "--quiet", "--out", tmp_path / "s", env={"STUCK_MARK": str(mark)})
+    deadline = time.monotonic() + 60
+    while not mark.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert mark.exists(), proc.stderr.read() if proc.poll() is not None else "never asked to buy"
+    for _ in range(2):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+    status = proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert status == 130 and one_line(err), err
