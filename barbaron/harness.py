@@ -440,15 +440,18 @@ def run_units(
     # terminal's stderr: the run already says in one line that a worker died
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:" + _LOKY_TRACKER)
     parent = os.getpid()
-    with warnings.catch_warnings(), _deaf_to_ctrl_c():
-        # a resize waits for an earlier run's warm-up: fine
+    _helpers_start_deaf_to_ctrl_c()
+    with warnings.catch_warnings():  # a resize waits for an earlier run's warm-up: fine
         warnings.filterwarnings("ignore", "Trying to resize an executor", UserWarning)
         executor = get_reusable_executor(
-            max_workers=helpers, initializer=_watch_parent, initargs=(parent,)
+            max_workers=helpers,
+            initializer=_watch_parent,
+            initargs=(parent,),
+            env={HELPER_MARK: "1"},
         )
-        # the helpers get units only once they have started (imports, compiled kernels): until
-        # then this process plays on, so no unit waits for a process that is still starting
-        warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
+    # the helpers get units only once they have started (imports, compiled kernels): until
+    # then this process plays on, so no unit waits for a process that is still starting
+    warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
@@ -490,39 +493,46 @@ def run_units(
         raise
 
 
-@contextlib.contextmanager
-def _deaf_to_ctrl_c() -> Iterator[None]:
-    """Helper processes started inside never hear Ctrl-C (SIGINT).
+HELPER_MARK = "BARBARON_HELPER"  # in the environment of barbaron's helper processes
+
+
+def _helpers_start_deaf_to_ctrl_c() -> None:
+    """Make barbaron's helper processes (those with ``HELPER_MARK`` in their environment)
+    start with SIGINT blocked, for their whole life, including those loky starts again later
+    (an idle helper ends after a while).
 
     A terminal's Ctrl-C reaches every process of the run, and a helper still importing would
     print its own traceback. This process handles the interrupt and kills its helpers
     (``_stop_helpers``), so the helpers need not hear it. A blocked signal stays blocked
-    across exec, and neither Python nor loky unblocks it; so SIGINT is blocked in this thread
-    for the instant of loky's fork and exec (by wrapping the function loky looks up at each
-    spawn). A Ctrl-C in that instant is not lost: another thread of this process takes it."""
+    across exec, and neither Python nor loky unblocks it; so SIGINT is blocked in the spawning
+    thread for the instant of loky's fork and exec, by wrapping the function loky looks up at
+    each spawn (once per process). A Ctrl-C in that instant is not lost: another thread of
+    this process takes it."""
     import signal
 
     from joblib.externals.loky.backend import fork_exec as spawning
 
     launch = spawning.fork_exec
+    if getattr(launch, "barbaron_helpers_deaf", False):
+        return
 
     def deaf_launch(*args, **kwargs):
+        if HELPER_MARK not in (kwargs.get("env") or {}):
+            return launch(*args, **kwargs)
         before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             return launch(*args, **kwargs)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
+    deaf_launch.barbaron_helpers_deaf = True
     spawning.fork_exec = deaf_launch
-    try:
-        yield
-    finally:
-        spawning.fork_exec = launch
 
 
 _LOKY_TRACKER = "joblib.externals.loky.backend.resource_tracker"
 INTERRUPT_CHECK_SECONDS = 0.1  # how often a run waiting for its helpers looks for a Ctrl-C
 HELPERS_STOP_SECONDS = 10.0  # how long a stopping run waits for its killed helpers at most
+MANAGER_STOP_SECONDS = 1.0  # how long loky's manager thread gets to stop by itself
 
 
 def _stop_helpers(executor) -> None:
@@ -533,8 +543,9 @@ def _stop_helpers(executor) -> None:
     that thread; but a helper killed while it sends a result leaves half a message in the
     result pipe, whose writing end this process holds too, and the manager thread then waits
     for the rest for ever (seen once: a run interrupted during its first seconds hung). So the
-    helpers are killed here, and once they are gone this process's writing end is closed: a
-    read still waiting ends, and the manager thread stops."""
+    helpers are killed here; once they are gone the manager thread gets a second to stop, and
+    only if it is still waiting is this process's writing end closed, so that the read ends
+    (closing it while the thread closes it too printed the thread's traceback)."""
     import signal
     import time
     from multiprocessing.connection import wait
@@ -553,11 +564,14 @@ def _stop_helpers(executor) -> None:
             gone = wait(alive, timeout=left)
             alive = [s for s in alive if s not in gone]
     executor.shutdown(wait=False, kill_workers=True)
-    writer = getattr(result_queue, "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(OSError):
-            writer.close()
-    if manager is not None:
+    if manager is None:
+        return
+    manager.join(timeout=MANAGER_STOP_SECONDS)  # it closes the pipe itself when it stops
+    if manager.is_alive():  # waiting for the rest of a half message: end that read
+        writer = getattr(result_queue, "_writer", None)
+        if writer is not None:
+            with contextlib.suppress(OSError):
+                writer.close()
         manager.join(timeout=HELPERS_STOP_SECONDS)
 
 
@@ -569,7 +583,7 @@ def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
 
     # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
     warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-    with _dask_backend(job):
+    with interrupts.immediate(), _dask_backend(job):  # no slot of ours to wait for
         parallel = Parallel(n_jobs=-1, return_as="generator")
         yield from parallel(delayed(task)(job, unit) for unit in units)
 

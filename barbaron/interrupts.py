@@ -6,7 +6,9 @@ ever; raised inside numba's callback while a compiled kernel loads, it is swallo
 Ctrl-C is lost. Both were seen at the start of runs with workers. So while a run plays
 (:func:`deferred`), the signal only notes that it came, and the engine and the harness raise
 ``KeyboardInterrupt`` where they call :func:`check`: before every turn slot and between units.
-A second one before that point (a strategy that never returns) is raised at once.
+A second one before that point (a strategy that never returns) is raised at once, and so is
+every one within :func:`immediate` (a wait on another machine, with no slot of ours to check).
+A signal the process was told to ignore (a background job of a shell) stays ignored.
 """
 
 from __future__ import annotations
@@ -17,13 +19,20 @@ import threading
 from collections.abc import Iterator
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-_received: list[int] = []  # the signals noted since the last check (process-wide, as signals)
+_received: list[int] = []  # the signals noted and not yet raised (process-wide, as signals)
 _depth = 0  # how many deferred() blocks are open in the main thread
+_immediate = 0  # how many immediate() blocks are open in the main thread
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 def _note(signum: int, frame: object) -> None:
-    if _received:  # the first was not taken yet: the user insists
-        _received.clear()
+    """The handler while deferred. A raise it makes may itself be swallowed (inside a callback
+    whose errors are only printed), so the note stays until a check or the block's end."""
+    if _received or _immediate:
+        _received.append(signum)
         raise KeyboardInterrupt
     _received.append(signum)
 
@@ -34,14 +43,21 @@ def deferred() -> Iterator[None]:
     block's end). Nests; outside the main thread (where no handler may be set) it does
     nothing."""
     global _depth
-    if threading.current_thread() is not threading.main_thread():
+    if not _in_main_thread():
         yield
         return
     outermost = _depth == 0
-    previous = {s: signal.signal(s, _note) for s in _SIGNALS} if outermost else {}
+    previous: dict[int, object] = {}
     _depth += 1
     came = False
     try:
+        if outermost:
+            _received.clear()
+            for s in _SIGNALS:
+                handler = signal.getsignal(s)
+                if handler not in (signal.SIG_IGN, None):  # None: a handler set by C code
+                    previous[s] = handler
+                    signal.signal(s, _note)
         yield
     finally:
         _depth -= 1
@@ -54,8 +70,25 @@ def deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def immediate() -> Iterator[None]:
+    """Within a deferred block: Ctrl-C and SIGTERM raise where they land again (a wait with
+    nothing of barbaron's own running in this process)."""
+    global _immediate
+    if not _in_main_thread():
+        yield
+        return
+    _immediate += 1
+    try:
+        check()
+        yield
+    finally:
+        _immediate -= 1
+
+
 def check() -> None:
-    """Raise ``KeyboardInterrupt`` if Ctrl-C or SIGTERM came since the last check."""
-    if _received:
+    """Raise ``KeyboardInterrupt`` if Ctrl-C or SIGTERM came since the last check (in the
+    main thread, within a deferred block; elsewhere nothing is ever noted)."""
+    if _received and _depth and _in_main_thread():
         _received.clear()
         raise KeyboardInterrupt

@@ -600,5 +600,24 @@ def test_a_ctrl_c_while_games_play_is_raised_at_the_next_safe_point():
         signal.raise_signal(signal.SIGINT)
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGINT)  # a second one before a check: at once
-        interrupts.check()  # the two were one interrupt: nothing left to raise
-        raise KeyboardInterrupt  # (what the run does with it)
+        interrupts.check()  # and kept, should that raise have been swallowed
+    with pytest.raises(KeyboardInterrupt), interrupts.deferred(), interrupts.immediate():
+        signal.raise_signal(signal.SIGINT)  # within immediate(): where it lands
+        raise AssertionError("not raised at once")
+    interrupts.check()  # outside a run nothing is noted or raised
+
+
+def test_a_run_leaves_an_ignored_ctrl_c_ignored():
+    """A shell's background job starts with SIGINT ignored: a run must not start hearing it."""
+    import signal
+
+    from barbaron import interrupts
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with interrupts.deferred():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGINT)
+            interrupts.check()
+    finally:
+        signal.signal(signal.SIGINT, before)

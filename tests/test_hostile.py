@@ -3,6 +3,7 @@ changed plugin is never resumed, damaged partial runs are repaired, faults (a de
 SIGTERM, a full disk, a failing plugin) end in one line and a resumable folder, and bad input is
 refused before anything is built."""
 
+import contextlib
 import errno
 import json
 import os
@@ -557,19 +558,23 @@ def test_ctrl_c_to_the_whole_run_while_helpers_start_is_one_line(tmp_path, delay
     out = tmp_path / "c"
     argv = ["play", "--bots", "normal", "normal", "--games", "4000000", "--workers", "2"]
     proc = cli(*argv, "--quiet", "--out", out, start_new_session=True)
-    deadline = time.monotonic() + 60
-    children = ""
-    while not children and time.monotonic() < deadline and proc.poll() is None:
-        children = subprocess.run(
-            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
-        ).stdout
-        time.sleep(0.005)
-    assert children, "the run started no helper"
-    time.sleep(delay)
-    os.killpg(proc.pid, signal.SIGINT)
-    status = proc.wait(timeout=30)
-    err = proc.stderr.read()
-    assert status == 130 and one_line(err), err
+    try:
+        deadline = time.monotonic() + 60
+        children = ""
+        while not children and time.monotonic() < deadline and proc.poll() is None:
+            children = subprocess.run(
+                ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+            ).stdout
+            time.sleep(0.005)
+        assert children, "the run started no helper"
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        status = proc.wait(timeout=30)
+        err = proc.stderr.read()
+        assert status == 130 and one_line(err), err
+    finally:  # a failed test leaves no run behind
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 STUCK = """
@@ -593,13 +598,16 @@ def test_a_second_ctrl_c_stops_a_strategy_that_never_returns(tmp_path):
     mark = tmp_path / "stuck.mark"
     argv = ["play", "--bots", f"{plugin}:Stuck", "easy", "--games", "1000", "--workers", "1"]
     proc = cli(*argv, "--quiet", "--out", tmp_path / "s", env={"STUCK_MARK": str(mark)})
-    deadline = time.monotonic() + 60
-    while not mark.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert mark.exists(), proc.stderr.read() if proc.poll() is not None else "never asked to buy"
-    for _ in range(2):
-        proc.send_signal(signal.SIGINT)
-        time.sleep(0.3)
-    status = proc.wait(timeout=30)
-    err = proc.stderr.read()
-    assert status == 130 and one_line(err), err
+    try:
+        deadline = time.monotonic() + 60
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert mark.exists(), "the bot was never asked to buy"
+        for _ in range(2):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+        status = proc.wait(timeout=30)
+        err = proc.stderr.read()
+        assert status == 130 and one_line(err), err
+    finally:  # a failed test leaves no run behind
+        proc.kill()
