@@ -96,7 +96,7 @@ def _play_units(
                 total.add(tally)
             bar.update(len(result.deals) * per_deal)
             games_now += len(result.deals) * per_deal
-            interrupts.check()  # (a dask run's units arrive here without a slot of ours)
+            interrupts.check()  # between units too
             if on_unit is not None and on_unit(result, totals):
                 stopped = True
                 break
@@ -116,8 +116,8 @@ def _dead_workers_named(
     results: Iterator[UnitResult], job: Job, finished: set[int]
 ) -> Iterator[UnitResult]:
     """The results in unit order; a worker process that dies becomes a RunFailed naming the
-    unit the run was waiting for (the first not finished after the last one received), or an
-    interrupt when Ctrl-C killed it (a terminal's Ctrl-C reaches every process of the run)."""
+    unit the run was waiting for (the first not finished after the last one received). (A
+    terminal's Ctrl-C cannot kill one: helpers start with it blocked, see ``harness``.)"""
     last = -1
     try:
         for result in results:
@@ -127,8 +127,6 @@ def _dead_workers_named(
         if type(e).__name__ not in ("TerminatedWorkerError", "BrokenProcessPool"):
             raise
         codes = re.search(r"exit codes of the workers are (\{.*?\})", str(e))
-        if codes and "SIGINT" in codes.group(1):  # Ctrl-C reached a helper still starting
-            raise KeyboardInterrupt from None
         unit = next(u for u in range(last + 1, job.units) if u not in finished)
         deals = job.unit_deals(unit)
         raise RunFailed(
