@@ -221,9 +221,7 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
                 seat_share=shares12.sum(axis=0),
                 position_worth=sum(seat_worth[r, p] for r, p in enumerate(seat_of_position)),
                 seat_worth=seat_worth.sum(axis=0),
-                position_worth_share=sum(
-                    seat_wshare[r, p] for r, p in enumerate(seat_of_position)
-                ),
+                position_worth_share=sum(seat_wshare[r, p] for r, p in enumerate(seat_of_position)),
             )
         )
         # rows ordered by game (deal-major, then rotation), then seat

@@ -132,7 +132,15 @@ class Hard(Strategy):
         buffer = self._own_buffer(view, games)
         if buffer is not None:
             score = _takeover_scores(
-                v.coins, v.owner, v.level, v.position, games, bars, v.seat, turns, self.rival,
+                v.coins,
+                v.owner,
+                v.level,
+                v.position,
+                games,
+                bars,
+                v.seat,
+                turns,
+                self.rival,
                 shortfall,
             )
             left = coins(view, games) - view.takeover_cost(games, bars)
