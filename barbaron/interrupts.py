@@ -31,10 +31,9 @@ def _in_main_thread() -> bool:
 def _note(signum: int, frame: object) -> None:
     """The handler while deferred. A raise it makes may itself be swallowed (inside a callback
     whose errors are only printed), so the note stays until a check or the block's end."""
-    if _received or _immediate:
-        _received.append(signum)
-        raise KeyboardInterrupt
     _received.append(signum)
+    if len(_received) > 1 or _immediate:  # a second one, or nothing of ours to check
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
