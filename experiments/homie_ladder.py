@@ -227,21 +227,21 @@ def luce_fit(folder: Path, summary: dict):
     return pool, fit
 
 
+def rating_columns(r: dict) -> dict:
+    """A tournament summary's rating of one bot as table columns."""
+    return {
+        "rating": r["rating"],
+        "ci_low": r["rating_ci"][0],
+        "ci_high": r["rating_ci"][1],
+        "games": r["games"],
+        "win_share": r["win_share"],
+    }
+
+
 def ratings_table(summary: dict, how: str) -> pd.DataFrame:
-    rows = []
-    for r in summary["ratings"]:
-        rows.append(
-            {
-                "bot": r["bot"],
-                "rating": r["rating"],
-                "ci_low": r["rating_ci"][0],
-                "ci_high": r["rating_ci"][1],
-                "games": r["games"],
-                "win_share": r["win_share"],
-                "rated_in": how,
-            }
-        )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(
+        [{"bot": r["bot"], **rating_columns(r), "rated_in": how} for r in summary["ratings"]]
+    )
 
 
 def ladder(args: argparse.Namespace) -> tuple[pd.DataFrame, dict, tuple]:
@@ -292,11 +292,7 @@ def policies(args: argparse.Namespace) -> pd.DataFrame:
                     "buy": b,
                     "takeover": t,
                     "upgrade": u,
-                    "rating": r["rating"],
-                    "ci_low": r["rating_ci"][0],
-                    "ci_high": r["rating_ci"][1],
-                    "games": r["games"],
-                    "win_share": r["win_share"],
+                    **rating_columns(r),
                     "group": g,
                     "hard_above": bool(r["rating_ci"][1] < 0),
                 }

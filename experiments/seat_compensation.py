@@ -230,11 +230,14 @@ def reuse_or_play(function, out: Path, record: dict, args: argparse.Namespace, *
     return summary
 
 
+def whole_rotations(table: Table, games: int) -> int:
+    """``games`` rounded down to whole deals of the table (every rotation of a mixed one)."""
+    rotations = len(table.bots) if table.rotated else 1
+    return games - games % rotations
+
+
 def games_of(table: Table, args: argparse.Namespace) -> int:
-    games = getattr(args, table.games)
-    if table.rotated:  # mixed tables play every rotation: whole deals only
-        games -= games % len(table.bots)
-    return games
+    return whole_rotations(table, getattr(args, table.games))
 
 
 def run_table(table: Table, args: argparse.Namespace) -> dict:
@@ -255,10 +258,8 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
 
 def run_solve(table: Table, args: argparse.Namespace) -> dict:
     """Solve one table's per-seat start coins and confirm them (or reuse a finished folder)."""
-    search = args.search_games or SOLVES[table.name]
-    rotations = len(table.bots) if table.rotated else 1
-    search -= search % rotations
-    games = args.solve_games - args.solve_games % rotations
+    search = whole_rotations(table, args.search_games or SOLVES[table.name])
+    games = whole_rotations(table, args.solve_games)
     record = record_of(table, games=games, search_games=search, seed=args.seed)
     return reuse_or_play(
         api.solve_seats,
@@ -275,8 +276,7 @@ def run_solve(table: Table, args: argparse.Namespace) -> dict:
 def run_flat(table: Table, bonus: int, args: argparse.Namespace) -> dict:
     """The flat step ``bonus`` on the solved schedule's confirmation deals (seed + 1, as many
     games): the flat rule and the shaped schedule compared on the same fresh deals."""
-    rotations = len(table.bots) if table.rotated else 1
-    games = args.solve_games - args.solve_games % rotations
+    games = whole_rotations(table, args.solve_games)
     record = record_of(table, bonus=bonus, games=games, seed=args.seed + 1)
     return reuse_or_play(
         api.seats,
