@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from barbaron import numba_start
 from barbaron import rules as R
 
 DICE = 1  # purpose: the game's dice, n = the roll counter
@@ -111,3 +112,7 @@ class SeededChance:
         order = np.empty(R.N_CARDS, dtype=np.int8)
         shuffle_into(self.seed, self.game, shuffle, order)
         return [int(c) for c in order]
+
+
+with numba_start.cython_blas_alone():
+    mix64(np.uint64(0))  # numba sets its CPU target up at the first kernel call: here, lighter

@@ -107,3 +107,23 @@ def test_a_lazy_kernel_calls_another_and_is_cached(tmp_path):
     run(code, str(tmp_path))
     assert list((tmp_path / "__pycache__").glob("lazy_kernels.double_plus_one-*.nbi"))
     run(code, str(tmp_path))  # again, from numba's cache
+
+
+def test_numba_starts_without_the_scipy_linalg_package_and_leaves_it_importable():
+    run(
+        """
+        import sys
+        import numba, numpy as np
+        import barbaron.streams  # sets numba's CPU target up (barbaron.numba_start)
+        import numba.np.arraymath
+        assert numba.np.arraymath._HAVE_BLAS  # numba's BLAS check found cython_blas
+        assert 'scipy.linalg' not in sys.modules
+        assert 'scipy.linalg.cython_blas' not in sys.modules  # taken out again
+        import scipy.linalg.cython_blas
+        import scipy.linalg
+        assert scipy.linalg.cython_blas is sys.modules['scipy.linalg.cython_blas']
+        assert scipy.linalg.solve([[2.0]], [1.0])[0] == 0.5
+        square = numba.njit(lambda a: np.dot(a, a))  # a kernel that does call BLAS
+        assert square(np.ones((2, 2)))[0, 0] == 2.0
+        """
+    )
