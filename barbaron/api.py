@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
-from barbaron.config import MAX_POINTS
+from barbaron.config import MAX_POINTS, SPRT_LOOK
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.runs import (
     Execution,
@@ -166,7 +166,9 @@ def compare(
     per other seat, when ``players``, if given, must be their number + 1); the result is the
     paired difference of their win shares with its 95% interval. With ``elo0``/``elo1`` (at least
     0.5 Elo apart) a sequential probability ratio test stops as soon as the answer is clear (at
-    most ``max_games`` games per arm); otherwise exactly ``max_games`` are played."""
+    most ``max_games`` games per arm; it looks every :data:`SPRT_LOOK` games, its units of work,
+    so that where it stops does not depend on ``batch_size``: give none); otherwise exactly
+    ``max_games`` are played."""
     from barbaron.harness import SHARE_SCALE, Arm
     from barbaron.stats import Estimate, Sprt, estimate
 
@@ -188,6 +190,13 @@ def compare(
             )
         except ValueError as e:
             raise UsageError(str(e)) from None
+        if options.get("batch_size", SPRT_LOOK) != SPRT_LOOK:
+            raise UsageError(
+                f"--batch-size goes without --elo0/--elo1: the SPRT looks every {SPRT_LOOK:,} "
+                "games per arm, and those are its units of work (so its answer never depends on "
+                "them)"
+            )
+        execution = replace(execution, batch_size=SPRT_LOOK)
     rotations = len(field) + 1 if execution.rotate else 1
     games = max_games - max_games % rotations  # a maximum: whole deals only
     if games < 1:
@@ -271,7 +280,8 @@ def seats(
 ) -> SeatsResult:
     """Seat fairness: for each seat bonus, every seat's win share; and the bonus at which the
     seats come out even, where the least-squares slope of win share over seat index crosses
-    zero (interpolated; its 95% interval from where the slope's band crosses zero). One spec
+    zero (interpolated; its 95% interval from where the slope's band crosses zero, an edge nan
+    where the band does not cross within the bonuses played). One spec
     plays every seat of a table of ``players`` (default 4; each deal once: rotations would
     repeat identical games); 2 to 4 specs make a mixed table played in rotation (``players``, if
     given, must be their number). ``bonus``: a list of whole numbers, one number, or text like
@@ -286,6 +296,11 @@ def seats(
         raise UsageError(
             "--seat-coins fixes every seat's start coins, leaving no seat bonus to vary: give "
             "--solve (solve_seats) to search from them, or play them with 'barbaron play'"
+        )
+    if execution.seat_bonus is not None:
+        raise UsageError(
+            "--seat-bonus is one bonus, and seats plays a range of them: give it as --bonus "
+            f"{execution.seat_bonus} (or a range such as --bonus 0:200:25)"
         )
     bots = table_of(bots, players)
     games = checked(games, "games", "whole")
@@ -318,13 +333,13 @@ def seats(
         mean = np.array([p["slope"] for p in points])
         low = np.array([p["slope_ci"][0] for p in points])
         high = np.array([p["slope_ci"][1] for p in points])
+        bonus = zero_crossing(x, mean)
         edges = sorted(
             v for v in (zero_crossing(x, low), zero_crossing(x, high)) if not math.isnan(v)
         )
-        even = {
-            "bonus": zero_crossing(x, mean),
-            "ci": [edges[0], edges[-1]] if len(edges) == 2 else [math.nan, math.nan],
-        }
+        if len(edges) == 1:  # the band crosses zero on one side only: open on the other
+            edges = [edges[0], math.nan] if edges[0] <= bonus else [math.nan, edges[0]]
+        even = {"bonus": bonus, "ci": edges if len(edges) == 2 else [math.nan, math.nan]}
         summary = {
             "games": run.job.games,
             "bots": bots,

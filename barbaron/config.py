@@ -8,4 +8,5 @@ MAX_WORKERS = 256  # worker processes at the most (and never more than units of 
 MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most
 CHECK_GAMES = 2000  # distinct games `barbaron check` plays by default
 MAX_BATCH_SIZE = 1 << 20  # games per unit of work at the most (memory grows with it)
+SPRT_LOOK = 4096  # games per arm (whole deals) from one look of compare's SPRT to the next
 STUDY_FILE = "study.db"  # barbaron tune's optuna storage (SQLite) in its results folder

@@ -313,7 +313,7 @@ class LiveGame(Game):
         who = "your" if seat == self.human else f"seat {seat}'s ({self.names[seat]})"
         self.console.say("")
         self.console.say(f"=== Round {self.round}/{self.rules.rounds}, {who} turn ===")
-        self.console.say(board_text(self, self.names))
+        self.console.say(board_text(self, shown_names(self.names, self.human)))
         super()._turn(seat)
 
     def _log(self, seat: int, kind: str, text: str, amount: int = 0, to: int = -1, bar: int = -1):
@@ -398,30 +398,40 @@ def play_duel(
     chance = RecordingChance(SeededChance(seed, 0))
     game = LiveGame(rules, strategies, chance, seed=seed, game=0)
     game.console, game.names, game.human = console, names, seat
-    lineup = ", ".join(f"S{s} {'you' if s == seat else n}" for s, n in enumerate(names))
+    lineup = ", ".join(f"S{s} {n}" for s, n in enumerate(shown_names(names, seat)))
     console.say(f"Bar Baron, seed {seed}: {lineup}")
     if timer:
         console.say(f"{timer:g} seconds per decision; then the autopilot plays it")
     outcome = game.play()
     console.say("")
-    console.say(board_text(game, names))
+    console.say(board_text(game, shown_names(names, seat)))
     return DuelResult(
         rules, names, seat, seed, outcome, game.events, chance.dice, chance.deck, decisions
     )
 
 
+def shown_names(names: Sequence[str], human: int) -> list[str]:
+    """The players as the console shows them: "you" for the human's seat."""
+    return ["you" if s == human else name for s, name in enumerate(names)]
+
+
 def final_table(result: DuelResult) -> str:
-    """Final worths, best first, and the winner."""
+    """Final worths, best first (an equal worth, an equal place), and the winner."""
     o = result.outcome
+    names = shown_names(result.names, result.human)
     order = sorted(range(len(o.worth)), key=lambda s: (-o.worth[s], s))
     lines = [f"{'place':<6}{'seat':<6}{'player':<22}{'coins':>7}{'bars':>7}{'worth':>7}"]
-    for place, s in enumerate(order, 1):
-        who = "you" if s == result.human else result.names[s]
+    for s in order:
+        place = 1 + sum(w > o.worth[s] for w in o.worth)
         lines.append(
-            f"{place:<6}S{s:<5}{who:<22}{o.coins[s]:>7}{o.worth[s] - o.coins[s]:>7}{o.worth[s]:>7}"
+            f"{place:<6}S{s:<5}{names[s]:<22}{o.coins[s]:>7}{o.worth[s] - o.coins[s]:>7}"
+            f"{o.worth[s]:>7}"
         )
-    crown = [("you" if s == result.human else f"seat {s} ({result.names[s]})") for s in o.winners]
-    verb = "wins" if len(crown) == 1 else "share the win"
+    crown = [("you" if s == result.human else f"seat {s} ({names[s]})") for s in o.winners]
+    if len(crown) > 1:
+        verb = "share the win"
+    else:
+        verb = "win" if o.winners[0] == result.human else "wins"
     lines.append(f"{' and '.join(crown)} {verb} with a worth of {max(o.worth)}")
     return "\n".join(lines)
 

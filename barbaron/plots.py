@@ -1,7 +1,8 @@
 """Plots of results: each function takes a summary (or games) and returns a matplotlib figure.
 
 Figures are made without pyplot (no global figure manager, nothing to close, no GUI backend):
-``figure.savefig(path)`` writes the PNG.
+``figure.savefig(path)`` writes the PNG. A summary read back from ``summary.json`` (``barbaron
+report``) holds None where a number is not finite: every number goes through :func:`_floats`.
 """
 
 from __future__ import annotations
@@ -10,15 +11,19 @@ import numpy as np
 from matplotlib.figure import Figure
 
 
+def _floats(values) -> np.ndarray:
+    """``values`` (a number or nested lists of them) as a float array, None as nan."""
+    return np.array(values, dtype=float)
+
+
 def _axes(width: float, height: float):
     figure = Figure(figsize=(width, height))
     return figure, figure.subplots()
 
 
 def _bars_with_intervals(ax, labels, rows, fair: float | None) -> None:
-    means = np.array([r["win_share"] for r in rows])
-    low = means - np.array([r["win_share_ci"][0] for r in rows])
-    high = np.array([r["win_share_ci"][1] for r in rows]) - means
+    means = _floats([r["win_share"] for r in rows])
+    low, high = (means - _floats([r["win_share_ci"] for r in rows]).T) * [[1], [-1]]
     ax.bar(range(len(rows)), means, yerr=[low, high], capsize=6, color="#4c72b0")
     ax.set_xticks(range(len(rows)), labels, rotation=15, ha="right")
     if fair is not None:
@@ -41,7 +46,7 @@ def seat_win_shares(arm: dict):
     fig, ax = _axes(6, 4)
     players = len(arm["seats"])
     _bars_with_intervals(ax, [f"seat {s['seat']}" for s in arm["seats"]], arm["seats"], 1 / players)
-    p = arm["seat_balance"]["p_value"]
+    p = _floats(arm["seat_balance"]["p_value"])
     rules = arm["rules"]
     coins = rules.get("seat_coins")  # None in the flat schedule (and in runs before it)
     flat = f"seat bonus {rules['seat_bonus']}"
@@ -70,13 +75,12 @@ def seat_bonus_curve(points: list[dict], even: dict):
     bonus = np.array([p["seat_bonus"] for p in points])
     players = len(points[0]["seats"])
     for seat in range(players):
-        mean = np.array([p["seats"][seat]["win_share"] for p in points])
-        low = np.array([p["seats"][seat]["win_share_ci"][0] for p in points])
-        high = np.array([p["seats"][seat]["win_share_ci"][1] for p in points])
+        mean = _floats([p["seats"][seat]["win_share"] for p in points])
+        low, high = _floats([p["seats"][seat]["win_share_ci"] for p in points]).T
         ax.plot(bonus, mean, marker="o", label=f"seat {seat}")
         ax.fill_between(bonus, low, high, alpha=0.2)
     ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1)
-    if np.isfinite(even["bonus"]):
+    if np.isfinite(_floats(even["bonus"])):
         ax.axvline(
             even["bonus"], color="black", linestyle=":", label=f"even at {even['bonus']:.0f}"
         )
@@ -98,14 +102,17 @@ def seat_coins_search(summary: dict):
     confirmed = summary["confirmation"]["seats"]
     for seat in range(players):
         (line,) = shares.plot(
-            x, [r["seats"][seat]["win_share"] for r in rows], marker="o", label=f"seat {seat}"
+            x,
+            _floats([r["seats"][seat]["win_share"] for r in rows]),
+            marker="o",
+            label=f"seat {seat}",
         )
-        c = confirmed[seat]
-        low, high = c["win_share_ci"]
+        share = _floats(confirmed[seat]["win_share"])
+        low, high = _floats(confirmed[seat]["win_share_ci"])
         shares.errorbar(
             [x[-1] + 1 + 0.08 * (seat - (players - 1) / 2)],  # side by side
-            [c["win_share"]],
-            yerr=[[c["win_share"] - low], [high - c["win_share"]]],
+            [share],
+            yerr=[[share - low], [high - share]],
             fmt="s",
             color=line.get_color(),
             capsize=5,
@@ -131,15 +138,10 @@ def sweep_curve(points: list[dict], param: str, bot: str):
     """Win share of the swept bot against the parameter, with its 95% band."""
     fig, ax = _axes(7, 4)
     x = np.array([p["value"] for p in points], dtype=float)
-    mean = np.array([p["win_share"] for p in points])
+    mean = _floats([p["win_share"] for p in points])
     ax.plot(x, mean, marker="o", color="#4c72b0")
-    ax.fill_between(
-        x,
-        [p["win_share_ci"][0] for p in points],
-        [p["win_share_ci"][1] for p in points],
-        alpha=0.25,
-        color="#4c72b0",
-    )
+    low, high = _floats([p["win_share_ci"] for p in points]).T
+    ax.fill_between(x, low, high, alpha=0.25, color="#4c72b0")
     ax.set_xlabel(f"{bot}: {param}")
     ax.set_ylabel("win share (95% interval)")
     ax.set_title(f"Sweep of {param}")
@@ -149,7 +151,7 @@ def sweep_curve(points: list[dict], param: str, bot: str):
 def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
     """The SPRT's log-likelihood ratio as games accumulate, with its decision bounds."""
     fig, ax = _axes(7, 4)
-    ax.plot([0] + [t["games"] for t in trace], [0] + [t["llr"] for t in trace], marker=".")
+    ax.plot([0] + [t["games"] for t in trace], _floats([0] + [t["llr"] for t in trace]), marker=".")
     for bound, name in zip(bounds, ("accept H0", "accept H1"), strict=True):
         ax.axhline(bound, color="grey", linestyle="--", linewidth=1)
         ax.text(0.01, bound, name, transform=ax.get_yaxis_transform(), va="bottom")
@@ -161,12 +163,11 @@ def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
 
 def ratings_chart(summary: dict):
     """A tournament's ratings, best at the top, with their 95% intervals."""
-    rows = [r for r in summary["ratings"] if np.isfinite(r["rating"])][::-1]
+    rows = [r for r in summary["ratings"] if np.isfinite(_floats(r["rating"]))][::-1]
     fig, ax = _axes(7, 0.9 + 0.45 * max(len(rows), 2))
     y = np.arange(len(rows))
-    rating = np.array([r["rating"] for r in rows])
-    low = rating - np.array([r["rating_ci"][0] for r in rows])
-    high = np.array([r["rating_ci"][1] for r in rows]) - rating
+    rating = _floats([r["rating"] for r in rows])
+    low, high = (rating - _floats([r["rating_ci"] for r in rows]).reshape(-1, 2).T) * [[1], [-1]]
     ax.errorbar(rating, y, xerr=[low, high], fmt="o", color="#4c72b0", capsize=5)
     for yi, r in zip(y, rows, strict=True):
         ax.annotate(
@@ -196,12 +197,11 @@ def calibration_chart(summary: dict):
     bots = list(dict.fromkeys(r["bot"] for r in rows))
     for bot in bots:
         mine = [r for r in rows if r["bot"] == bot]
-        predicted = np.array([r["predicted"] for r in mine])
-        observed = np.array([r["observed"] for r in mine])
-        low = observed - np.array([r["observed_ci"][0] for r in mine])
-        high = np.array([r["observed_ci"][1] for r in mine]) - observed
+        predicted = _floats([r["predicted"] for r in mine])
+        observed = _floats([r["observed"] for r in mine])
+        low, high = (observed - _floats([r["observed_ci"] for r in mine]).T) * [[1], [-1]]
         ax.errorbar(predicted, observed, yerr=[low, high], fmt="o", markersize=4, label=bot)
-    top = max(max(r["predicted"] for r in rows), max(r["observed"] for r in rows)) * 1.05
+    top = np.nanmax(_floats([[r["predicted"], r["observed"], 0.01] for r in rows])) * 1.05
     ax.plot([0, top], [0, top], color="grey", linestyle="--", linewidth=1)
     ax.set_xlim(0, top)
     ax.set_ylim(0, top)
@@ -221,22 +221,22 @@ def tuning_history(summary: dict):
     fig, ax = _axes(7, 4)
     rows = summary["trials"]
     trial = np.array([r["trial"] for r in rows])
-    share = np.array([r["win_share"] for r in rows])
+    share = _floats([r["win_share"] for r in rows])
     ax.plot(trial, share, "o", color="#4c72b0", markersize=4, label="trial (tuning deals)")
     best, best_share = None, []
     for r in rows:
         if best is None or r["best_so_far"] != best["best_so_far"]:
             best = r
-        best_share.append(best["win_share"])
+        best_share.append(_floats(best["win_share"]))
     ax.step(trial, best_share, where="post", color="#dd8452", label="best so far")
     if summary.get("target") is not None:
         ax.axhline(summary["target"], color="grey", linestyle="--", linewidth=1, label="target")
-    confirmed = summary["confirmation"]["best"]
-    low, high = confirmed["win_share_ci"]
+    confirmed = _floats(summary["confirmation"]["best"]["win_share"])
+    low, high = _floats(summary["confirmation"]["best"]["win_share_ci"])
     ax.errorbar(
         [trial[-1] + 1.5],
-        [confirmed["win_share"]],
-        yerr=[[confirmed["win_share"] - low], [high - confirmed["win_share"]]],
+        [confirmed],
+        yerr=[[confirmed - low], [high - confirmed]],
         fmt="s",
         color="#55a868",
         capsize=5,
@@ -244,7 +244,7 @@ def tuning_history(summary: dict):
     )
     if "base" in summary["confirmation"]:
         ax.axhline(
-            summary["confirmation"]["base"]["win_share"],
+            _floats(summary["confirmation"]["base"]["win_share"]),
             color="#c44e52",
             linestyle=":",
             linewidth=1,

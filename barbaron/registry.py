@@ -302,6 +302,9 @@ def _load_class(spec: str, where: str, name: str) -> type:
         if module_name is not None:
             from importlib.util import module_from_spec, spec_from_file_location
 
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:  # its own helper modules import, as a script's do
+                sys.path.append(folder)  # after everything else: it shadows no package
             loader = spec_from_file_location(module_name, path)
             module = module_from_spec(loader)
             sys.modules[module_name] = module  # dataclasses and pickling look modules up here
@@ -321,11 +324,11 @@ def _load_class(spec: str, where: str, name: str) -> type:
         classes = sorted(
             k
             for k, v in vars(module).items()
-            if isinstance(v, type) and issubclass(v, Strategy) and v is not Strategy
+            if isinstance(v, type) and issubclass(v, Strategy) and v.__module__ == module.__name__
         )
         raise BotSpecError(
             f"bot {spec!r}: {where} has no class {name!r} "
-            f"(strategy classes there: {', '.join(classes) or 'none'})"
+            f"(strategy classes defined there: {', '.join(classes) or 'none'})"
         )
     return cls
 
@@ -351,6 +354,22 @@ def with_param(spec: str, key: str, value: object) -> str:
     return f"{bot}:{','.join([*kept, f'{key}={value}'])}"
 
 
+def _check_kind(spec: str, key: str, value: object, default: object) -> None:
+    """A BotSpecError unless ``value`` is of its default's kind: a number for a number, true or
+    false for a flag (``none`` always passes). Other defaults, or none, leave it to the bot."""
+    if value is None:
+        return
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise BotSpecError(f"bot {spec!r}: {key} must be true or false, got {value!r}")
+    elif isinstance(default, int | float) and (
+        isinstance(value, bool) or not isinstance(value, int | float)
+    ):
+        raise BotSpecError(
+            f"bot {spec!r}: {key} must be a number (its default is {default}), got {value!r}"
+        )
+
+
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
     from barbaron.strategy import constructor_parameters
@@ -366,7 +385,7 @@ def make_bot(spec: str) -> Strategy:
     else:
         cls = _registered_class(spec, head)
     params = _params(spec, param_text)
-    accepted = [p.name for p in constructor_parameters(cls)]
+    accepted = {p.name: p.default for p in constructor_parameters(cls)}
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise BotSpecError(
@@ -383,6 +402,8 @@ def make_bot(spec: str) -> Strategy:
         raise BotSpecError(
             f"bot {spec!r}: {cls.__name__}() raised {type(e).__name__}: {e}"
         ) from None
+    for key, value in params.items():  # after the bot's own checks, which say more
+        _check_kind(spec, key, value, accepted[key])
     with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
         bot.spec = spec
     if not all(callable(getattr(bot, m, None)) for m in ("upgrade", "buy", "takeover")):

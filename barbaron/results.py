@@ -76,8 +76,10 @@ def _git_commit() -> str | None:
 
 
 def write_json(path: Path, data: object) -> None:
-    """Write JSON atomically (temporary file, then rename)."""
-    text = json.dumps(data, indent=2, default=_jsonable) + "\n"
+    """Write strict JSON atomically (temporary file, then rename): a number that is not finite
+    (an interval of one deal, a rating of -inf) is written as null, since JSON has no NaN or
+    Infinity and strict readers (JavaScript's ``JSON.parse``, DuckDB) refuse Python's."""
+    text = json.dumps(strict_json(data), indent=2, allow_nan=False, default=_jsonable) + "\n"
     with _written(path) as tmp:
         tmp.write_text(text)
 
@@ -98,13 +100,23 @@ def _written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
         raise
 
 
+def strict_json(value: object) -> object:
+    """``value`` with every float that is not finite replaced by None, in dicts, lists, tuples
+    and arrays at any depth."""
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return strict_json(value.tolist())
+    return value
+
+
 def _jsonable(value: object) -> object:
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 

@@ -503,10 +503,18 @@ def raise_stopped(
 ) -> None:
     """What stopped a run, as one line: Ctrl-C (or SIGTERM) becomes :class:`RunInterrupted`,
     a fault :class:`RunFailed`, each saying what was kept (``kept_text``, when ``kept``; None
-    for a run in memory) and how to resume. Anything else is left to propagate."""
+    for a run in memory) and how to resume; a bot's failure says what was kept too. Anything
+    else is left to propagate."""
+    from barbaron.strategy import IllegalDecision, StrategyError
+
     resume = (
         f"{kept_text} (its manifest says partial); run the same command with --resume to continue"
     )
+    if isinstance(error, IllegalDecision | StrategyError) and kept:
+        raise type(error)(
+            f"{error}; {kept_text} (its manifest says partial): --resume continues them with "
+            "the same bots, --force starts afresh"
+        ) from None
     if isinstance(error, KeyboardInterrupt):
         if kept is None:
             raise RunInterrupted(f"interrupted (the {holder} was in memory: nothing was kept)")

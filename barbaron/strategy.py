@@ -84,7 +84,7 @@ class GameView:
     owner: tuple[int, ...]  # per bar (R2), owning seat or -1
     level: tuple[int, ...]  # per bar, 0 plain, 1 Happy Hour, 2 Draught Tap
     seed: int | None = None  # the run's seed, where the game belongs to a seeded run
-    game: int | None = None  # the game's global index in that run
+    game: int | None = None  # the engine's game index, in a run its deal (rotations share it)
     decision: Decision = Decision.UPGRADE  # which question is being asked
 
     @property
@@ -117,7 +117,8 @@ class BatchView:
     slot: int  # turn slot within the game, 0-based: (round - 1) * players + seat
     decision: Decision  # the question being asked
     seed: int  # the run's seed
-    game: np.ndarray  # (n,) int64: global game index of each row (selects its random streams)
+    game: np.ndarray  # (n,) int64: engine game index of each row (keys its random streams; in a
+    # run, the deal: every rotation of a deal plays its dice and cards)
     coins: np.ndarray  # (n, players) int32
     position: np.ndarray  # (n, players) int8: space index (R1)
     skip: np.ndarray  # (n, players) bool: next turn slot is skipped (R6)

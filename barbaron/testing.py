@@ -936,10 +936,10 @@ def check_strategy(
             raise UsageError(f"{name} must be a bot spec (a string like 'normal'), got {value!r}")
     if isinstance(games, bool) or not isinstance(games, int) or not TABLES <= games <= MAX_GAMES:
         raise UsageError(
-            f"games must be from {TABLES} (one per table) to {MAX_GAMES:,}, got {games!r}"
+            f"--games must be from {TABLES} (one per table) to {MAX_GAMES:,}, got {games!r}"
         )
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_INDEX:
-        raise UsageError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+        raise UsageError(f"--seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     start = time.perf_counter()
     say = echo or (lambda line: None)
     results: list[CheckResult] = []

@@ -96,7 +96,7 @@ def fit_luce(
     games: np.ndarray,
     bots: int,
     *,
-    anchor: int = 0,
+    anchor: int | None = 0,
     deals: int | None = None,
     deal_sum: np.ndarray | None = None,
     deal_cross: np.ndarray | None = None,
@@ -109,26 +109,24 @@ def fit_luce(
     For the sandwich interval give the deals' sums: ``deal_sum`` (bots,) and ``deal_cross``
     (bots, bots), the sums over ``deals`` deals of u_d and u_d u_d^T, u_d being each bot's wins
     in deal d over every lineup, with ``plays`` (L,) the games of each lineup in one deal.
+    ``anchor`` is rated 0; it must have a finite rating (:func:`luce_extremes`), and can be None
+    only when no bot has one.
     """
     from scipy.optimize import minimize
 
     lineups = np.asarray(lineups, dtype=np.int64)
     wins = np.asarray(wins, dtype=float)
     games = np.asarray(games, dtype=float)
-    bot_wins = np.bincount(lineups.ravel(), wins.ravel(), minlength=bots)
-    seen = np.bincount(lineups.ravel(), minlength=bots) > 0
-    never = seen & (bot_wins <= 0)
-    always = np.zeros(bots, dtype=bool)
-    for k in np.flatnonzero(seen & ~never):  # won every game of every lineup it sat at
-        rows = (lineups == k).any(axis=1)
-        mine = np.where(lineups[rows] == k, wins[rows], 0).sum(axis=1)
-        always[k] = bool(np.all(mine >= games[rows] - 1e-9))
-    if never[anchor] or always[anchor] or not seen[anchor]:
+    seen, never, always = luce_extremes(lineups, wins, games, bots)
+    finite = seen & ~never & ~always
+    if anchor is None and finite.any():
+        raise ValueError("an anchor is needed: some bots have a finite rating")
+    if anchor is not None and not finite[anchor]:
         raise ValueError("the anchor has no finite rating: it never won, or always won")
     live = ~(np.isin(lineups, np.flatnonzero(always)).any(axis=1))  # lineups without a sure winner
     idx, w, n = lineups[live], wins[live], games[live]
     member = ~never[idx]  # (L, P) positions of bots with finite ratings
-    free = np.flatnonzero(seen & ~never & ~always & (np.arange(bots) != anchor))
+    free = np.flatnonzero(finite & (np.arange(bots) != anchor))  # the anchor stays at 0
 
     def full(x: np.ndarray) -> np.ndarray:
         theta = np.zeros(bots)
@@ -196,8 +194,28 @@ def fit_luce(
     se_model = np.full(bots, np.nan)
     se[free] = np.sqrt(np.clip(np.diag(cov), 0, None)) * ELO
     se_model[free] = np.sqrt(np.clip(np.diag(cov_model), 0, None)) * ELO
-    se[anchor] = se_model[anchor] = 0.0
+    if anchor is not None:
+        se[anchor] = se_model[anchor] = 0.0
     return LuceFit(ratings, se, se_model, full_cov, -value, iterations)
+
+
+def luce_extremes(
+    lineups: np.ndarray, wins: np.ndarray, games: np.ndarray, bots: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(seen, never, always), each (bots,) bool: the bots that played, those that never won
+    (rating -inf) and those that won every game of every lineup they sat at (+inf). Only the
+    others have a finite rating and can be the anchor. Arguments as for :func:`fit_luce`."""
+    lineups = np.asarray(lineups, dtype=np.int64)
+    wins = np.asarray(wins, dtype=float)
+    bot_wins = np.bincount(lineups.ravel(), wins.ravel(), minlength=bots)
+    seen = np.bincount(lineups.ravel(), minlength=bots) > 0
+    never = seen & (bot_wins <= 0)
+    always = np.zeros(bots, dtype=bool)
+    for k in np.flatnonzero(seen & ~never):
+        rows = (lineups == k).any(axis=1)
+        mine = np.where(lineups[rows] == k, wins[rows], 0).sum(axis=1)
+        always[k] = bool(np.all(mine >= np.asarray(games, dtype=float)[rows] - 1e-9))
+    return seen, never, always
 
 
 # --- the design ----------------------------------------------------------------------------------
@@ -367,6 +385,8 @@ def predict(ratings: list[dict], lineup: Sequence[str]) -> list[float]:
     """Each seat's predicted win share at ``lineup`` from a tournament's ``ratings`` rows."""
     rating = {r["bot"]: r["rating"] for r in ratings}
     lineup = [lineup] if isinstance(lineup, str) else list(lineup)
+    if not 2 <= len(lineup) <= 4:  # R5
+        raise UsageError(f"a table has 2, 3 or 4 players (R5): the lineup has {len(lineup)}")
     unknown = [spec for spec in lineup if spec not in rating]
     if unknown:
         raise UsageError(f"{unknown[0]!r} is not a bot of this tournament")
@@ -445,6 +465,22 @@ def tournament(
         return run.finish(TournamentResult, summary, table)
 
 
+def _anchor_used(
+    lineups: np.ndarray, wins: np.ndarray, games: np.ndarray, pool: list[str], wanted: int
+) -> tuple[int | None, str | None]:
+    """The bot rated 0: ``wanted`` if it has a finite rating, else the pool's first bot that
+    has one (None if none has), with a note saying why it is not ``wanted``."""
+    seen, never, always = luce_extremes(lineups, wins, games, len(pool))
+    finite = seen & ~never & ~always
+    if finite[wanted]:
+        return wanted, None
+    why = "it never won" if never[wanted] else "it won every game it played"
+    if not finite.any():
+        return None, f"no bot has a finite rating ({pool[wanted]}: {why}), so none is at 0"
+    use = int(np.flatnonzero(finite)[0])
+    return use, f"{pool[wanted]} has no finite rating ({why}): {pool[use]} is at 0 instead"
+
+
 def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict:
     """summary.json of a tournament: ratings, head-to-head, calibration, bots and seats."""
     from barbaron.harness import FIXED, SHARE_SCALE
@@ -456,6 +492,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
     wins = np.array([[int(v) for v in t.position_share] for t in totals], dtype=float)
     wins /= SHARE_SCALE
     games = np.full(len(lineups), float(deals * rotations))
+    anchor, anchor_note = _anchor_used(idx, wins, games, pool, anchor)
     fit = fit_luce(
         idx,
         wins,
@@ -558,7 +595,8 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
         "players": job.players,
         "rotate": job.rotate,
         "pool": pool,
-        "anchor": pool[anchor],
+        "anchor": None if anchor is None else pool[anchor],
+        "anchor_note": anchor_note,
         "gauntlet": gauntlet,
         "design": {
             "kind": kind,

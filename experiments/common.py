@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,3 +26,8 @@ def run(
         print(f">>> api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
         function(**arguments, out=out, workers=workers, force=True, progress=not quiet)
     return json.loads((out / "summary.json").read_text())
+
+
+def number(value: float | None) -> float:
+    """A number of a summary.json: null (a number that is not finite) as nan."""
+    return math.nan if value is None else float(value)

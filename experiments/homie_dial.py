@@ -34,6 +34,7 @@ import pandas as pd
 from barbaron.bots.homie import Homie
 
 from barbaron import api
+from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce
 from experiments.common import ROOT, run
 
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         "increasing_at_every_step": bool((steps["step"] == "up").all()),
         "even_levels": even_levels(table),
     }
-    (args.out / "summary.json").write_text(json.dumps(record, indent=2) + "\n")
+    write_json(args.out / "summary.json", record)
     shown = table[
         ["skill", "win_share", "win_share_ci_low", "win_share_ci_high", "rating"]
         + ["rating_ci_low", "rating_ci_high", "rating_step", "rating_step_ci_low", "step"]

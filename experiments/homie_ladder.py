@@ -57,9 +57,10 @@ import pandas as pd
 
 from barbaron import api
 from barbaron.registry import make_bot
+from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce, luce_shares
 from barbaron.tournament import design as tournament_design
-from experiments.common import ROOT, run
+from experiments.common import ROOT, number, run
 
 SEED = 4242
 Z = 1.959963984540054  # 95%
@@ -294,7 +295,7 @@ def policies(args: argparse.Namespace) -> pd.DataFrame:
                     "upgrade": u,
                     **rating_columns(r),
                     "group": g,
-                    "hard_above": bool(r["rating_ci"][1] < 0),
+                    "hard_above": bool(number(r["rating_ci"][1]) < 0),
                 }
             )
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
@@ -493,7 +494,7 @@ def tune_normal(args: argparse.Namespace) -> dict:
         "confirmation": s["confirmation"],
         "trials": s["trials"],
     }
-    (args.out / "tune.json").write_text(json.dumps(record, indent=2) + "\n")
+    write_json(args.out / "tune.json", record)
     print(f"best: {s['best_spec']} (target {target}); confirmed {s['confirmed_share']:.4f}")
     return record
 
@@ -723,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
         tune.pop("trials", None)
     preset, rows = presets(table, fit, grid, beginner_check(pairs, ones), tune)
     preset = {"command": command_of(args, defaults)} | preset
-    (args.out / "presets.json").write_text(json.dumps(preset, indent=2) + "\n")
+    write_json(args.out / "presets.json", preset)
     rows.to_csv(args.out / "presets.csv", index=False)
     summary = {
         "study": "how far apart are the Homies: a rated ladder of every bot, Hard against every "
@@ -740,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
         "presets": preset,
         "seconds": round(time.perf_counter() - start, 1),
     }
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(args.out / "summary.json", summary)
     plot_all(args.out, table, grid, ones, sweep)
 
     print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))

@@ -47,8 +47,9 @@ import pandas as pd
 
 from barbaron import api
 from barbaron.registry import make_bot
+from barbaron.results import write_json
 from barbaron.stats import zero_crossing
-from experiments.common import ROOT, run
+from experiments.common import ROOT, number, run
 
 SEED = 2026
 FULL_GRID = "0:200:25"
@@ -226,7 +227,7 @@ def reuse_or_play(function, out: Path, record: dict, args: argparse.Namespace, *
         **arguments,
     )
     if not (out / "table.json").exists() or args.force or stale:
-        (out / "table.json").write_text(json.dumps(record, indent=2) + "\n")
+        write_json(out / "table.json", record)
     return summary
 
 
@@ -336,7 +337,7 @@ def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
     ]
     at_100 = next((p for p in points if p["seat_bonus"] == 100), None)
     needs = seat_needs(points, players)
-    even = summary["even"]["bonus"]
+    even = number(summary["even"]["bonus"])
     row = {
         "table": table.name,
         "label": table.label,
@@ -488,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     pd.DataFrame(seats_rows).to_csv(args.out / "seats.csv", index=False)
     even.to_csv(args.out / "even.csv", index=False)
-    (args.out / "tables.json").write_text(json.dumps(records, indent=2) + "\n")
+    write_json(args.out / "tables.json", records)
     plot_even(even, args.out / "even_bonus.png")
     shown = [
         "table",

@@ -9,6 +9,7 @@ import pytest
 
 from barbaron import api
 from barbaron.cli import main
+from barbaron.config import SPRT_LOOK
 from barbaron.errors import UsageError
 
 LINEUP = ["hard", "normal", "easy"]
@@ -55,11 +56,26 @@ def test_compare_of_a_bot_with_itself_is_exactly_even():
 
 
 def test_compare_sprt_stops_early_when_the_answer_is_clear():
-    result = api.compare("hard", "miser", elo0=0, elo1=10, max_games=200_000, **COMMON)
+    result = api.compare("hard", "miser", elo0=0, elo1=10, max_games=200_000, seed=3)
     assert result.sprt["decision"] == "H1" and result.games_total < 2 * 200_000
     assert result.difference["win_share_ci"][0] > 0
     played = [t["games"] for t in result.sprt["trace"]]
     assert played == sorted(played) and played[-1] * 2 == result.games_total
+    assert played == [SPRT_LOOK * (i + 1) for i in range(len(played))]  # its looks, fixed
+
+
+def test_where_the_sprt_stops_depends_on_nothing_but_the_games():
+    """Its looks are its units (SPRT_LOOK games), whatever the workers; --batch-size would
+    move them, so it is refused."""
+    ask = {"elo0": -5, "elo1": 5, "max_games": 20_000, "seed": 11}
+    one = api.compare("hard", "hard", players=2, workers=1, **ask)  # never decided: every look
+    two = api.compare("hard", "hard", players=2, workers=2, **ask)
+    assert [t["games"] for t in one.sprt["trace"]] == [4096, 8192, 12288, 16384, 20000]
+    assert one.sprt == two.sprt and one.summary == two.summary
+    three = api.compare("hard", "normal", field=["easy", "easy"], workers=1, **ask)  # 3 seats
+    assert {t["games"] % 3 for t in three.sprt["trace"]} == {0}  # looks of whole deals
+    with pytest.raises(UsageError, match="--batch-size goes without --elo0/--elo1"):
+        api.compare("hard", "easy", elo1=5, batch_size=1024)
 
 
 def test_seats_takes_bonuses_as_text_or_a_list():

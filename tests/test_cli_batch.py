@@ -91,11 +91,23 @@ def test_seeded_replay_bad_input(capsys, argv, message):
     assert message in err
 
 
-def test_bots_lists_the_registry(capsys):
+def test_bots_lists_the_registry_and_how_to_name_your_own(capsys):
     status, out, _ = run(capsys, "bots")
-    names = [line.split()[0] for line in out.splitlines()]
+    listing, _, footer = out.partition("\n\n")
+    names = [line.split()[0] for line in listing.splitlines()]
     assert status == 0 and names == sorted(names)
     assert {"easy", "normal", "hard", "autopilot", "threshold", "greedy", "miser"} <= set(names)
+    assert "path/to/file.py:ClassName" in footer and "barbaron check SPEC" in footer
+
+
+def test_python_dash_m_barbaron_is_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "barbaron", "bots"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.startswith("autopilot "), done.stderr
 
 
 def test_bench_reports_throughput_and_memory(capsys):

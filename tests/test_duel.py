@@ -33,7 +33,7 @@ def test_a_scripted_duel_plays_to_the_end_and_its_file_replays_equal(tmp_path, c
     assert "please answer again" in out  # a bad answer is asked again, not a crash
     assert "=== Round 10/10" in out and "Payday" in out and "worth" in out
     assert "(end of input: the default)" in out
-    assert "wins with a worth of" in out or "share the win" in out
+    assert any(f"{verb} with a worth of" in out for verb in ("you win", "wins", "share the win"))
     data = json.loads(saved.read_text())
     assert data["bots"] == ["normal", "human", "hard"]
     assert {kind for _, kind, _ in data["decisions"]} <= {"upgrade", "buy", "takeover"}
@@ -114,3 +114,26 @@ def test_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, argv, message):
     assert status == 2
     assert message in err and len(err.strip().splitlines()) == 1
     assert "Round" not in out
+
+
+def test_the_final_table_gives_equal_worths_equal_places_and_speaks_to_the_human():
+    from types import SimpleNamespace
+
+    from barbaron.duel import DuelResult, final_table
+
+    outcome = SimpleNamespace(coins=[500, 600, 700], worth=[2000, 2125, 2125], winners=[1, 2])
+    result = DuelResult(
+        Rules(players=3), ["normal", "human", "hard"], 1, 0, outcome, [], [], [], []
+    )
+    lines = final_table(result).splitlines()
+    assert [line.split()[:3] for line in lines[1:4]] == [
+        ["1", "S1", "you"],
+        ["1", "S2", "hard"],
+        ["3", "S0", "normal"],
+    ]
+    assert lines[-1] == "you and seat 2 (hard) share the win with a worth of 2125"
+    alone = DuelResult(
+        Rules(players=3), ["normal", "human", "hard"], 1, 0,
+        SimpleNamespace(coins=[0, 0, 0], worth=[1, 3, 2], winners=[1]), [], [], [], [],
+    )  # fmt: skip
+    assert final_table(alone).splitlines()[-1] == "you win with a worth of 3"

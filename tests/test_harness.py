@@ -4,6 +4,7 @@ workers, batch sizes and backends, resume, results folders, and bad input."""
 import json
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -316,8 +317,6 @@ def test_compare_sprt_stops_early_when_the_answer_is_clear(tmp_path, capsys):
         "10",
         "--max-games",
         "200000",
-        "--batch-size",
-        "1000",
         "--out",
         out,
     )
@@ -354,6 +353,42 @@ def test_seats_finds_where_the_seats_come_out_even(tmp_path, capsys):
     assert (out / "seat_bonus.png").exists() and "come out even" in stdout
     csv = pd.read_csv(out / "summary.csv")
     assert len(csv) == 5 * 2 and set(csv.columns) >= {"seat_bonus", "seat", "win_share"}
+
+
+def strict_json(path: Path):
+    """A file as a strict JSON reader takes it: NaN and Infinity are not JSON."""
+    return json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in {path}"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--bots", "hard", "easy", "--games", "2"],  # one deal: no intervals, no test
+        ["sweep", "--bot", "normal", "--param", "cushion=0,500", "--players", "2", "--games", "2"],
+        ["seats", "--bots", "hard", "--players", "2", "--bonus", "0:100:100", "--games", "2"],
+    ],
+)
+def test_numbers_that_are_not_finite_are_null_in_summary_json_and_report_reads_them(
+    argv, tmp_path, capsys
+):
+    out = tmp_path / "r"
+    assert main([*argv, "--workers", "1", "--quiet", "--out", str(out)]) == 0
+    text = (out / "summary.json").read_text()
+    assert "null" in text and strict_json(out / "summary.json")
+    capsys.readouterr()
+    for png in out.glob("*.png"):
+        png.unlink()
+    assert main(["report", str(out)]) == 0 and list(out.glob("*.png"))
+
+
+def test_an_even_bonus_whose_band_leaves_the_grid_says_so(tmp_path, capsys):
+    out = tmp_path / "seats"
+    argv = ["seats", "--bots", "hard", "--players", "2", "--bonus", "0:200:100", "--games", "200"]
+    status, stdout, _ = run(capsys, *argv, "--workers", "1", "--quiet", "--out", out)
+    even = strict_json(out / "summary.json")["even"]
+    assert status == 0 and 0 < even["bonus"] < 100
+    assert even["ci"][0] is None and even["bonus"] < even["ci"][1] < 200
+    assert f"(95% interval below 0 .. {even['ci'][1]:.1f}: widen --bonus)" in stdout
 
 
 def test_sweep_and_report(tmp_path, capsys):

@@ -319,6 +319,78 @@ def test_a_plugins_own_exception_is_one_line_naming_it(tmp_path, capsys, workers
     assert f"{bot}.buy raised {what}" in err
 
 
+LATE = """
+from barbaron.strategy import ScalarStrategy
+
+class Late(ScalarStrategy):
+    def buy_one(self, game, bar):
+        if game.game >= 500:  # the deal: 1,000 of them
+            raise RuntimeError("late bug")
+        return True
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_plugin_failing_after_units_finished_says_where_they_are_kept(tmp_path, capsys, workers):
+    plugin = tmp_path / "late.py"
+    plugin.write_text(LATE)
+    out = tmp_path / "late"
+    argv = ["play", "--bots", f"{plugin}:Late", "easy", "--games", "2000", "--batch-size", "100"]
+    status, _, err = run(capsys, *argv, "--workers", workers, "--quiet", "--out", out)
+    assert status == 1 and one_line(err), err
+    assert "Late.buy raised RuntimeError: late bug" in err
+    assert f"finished units are kept in {out}.partial" in err and "--resume" in err
+    assert (out.parent / "late.partial").is_dir() and not out.exists()
+
+
+def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsys):
+    plugin = tmp_path / "kinds.py"
+    plugin.write_text(
+        "from barbaron.strategy import ScalarStrategy\n"
+        "class Kinds(ScalarStrategy):\n"
+        "    def __init__(self, cushion=150, eager=False, label='x'):\n"
+        "        self.cushion, self.eager, self.label = cushion, eager, label\n"
+    )
+    for params, message in [
+        ("cushion=abc", "cushion must be a number (its default is 150), got 'abc'"),
+        ("eager=1", "eager must be true or false, got 1"),
+    ]:
+        status, _, err = run(
+            capsys, "play", "--bots", f"{plugin}:Kinds:{params}", "easy", "--out", tmp_path / "k"
+        )
+        assert status == 2 and one_line(err) and message in err, err
+    assert not (tmp_path / "k").exists()
+    status, _, err = run(
+        capsys,
+        "check",
+        f"{plugin}:Kinds:cushion=2.5,eager=true,label=7,cushion=none",
+        "--games",
+        "9",
+    )
+    assert status == 2 and "given twice" in err  # text and none pass; a key once
+
+
+def test_a_plugin_imports_its_own_helper_module(tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "my_helper_module.py").write_text("CUSHION = 200\n")
+    (folder / "sib.py").write_text(
+        "from my_helper_module import CUSHION\n"
+        "from barbaron.strategy import ScalarStrategy\n"
+        "class Sib(ScalarStrategy):\n"
+        "    def buy_one(self, game, bar):\n"
+        "        return game.coins[game.seat] >= CUSHION\n"
+    )
+    monkeypatch.chdir(tmp_path)  # not the plugin's folder
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    out = tmp_path / "s"
+    status, _, err = run(
+        capsys, "play", "--bots", "mine/sib.py:Sib", "easy", "--games", "200", "--batch-size",
+        "50", "--workers", "2", "--quiet", "--out", out,
+    )  # fmt: skip
+    assert status == 0, err
+
+
 def test_debug_shows_the_traceback(tmp_path, capsys):
     plugin = tmp_path / "failing.py"
     plugin.write_text(FAILING)
@@ -355,6 +427,9 @@ def test_debug_shows_the_traceback(tmp_path, capsys):
         (["play", "--bots", "hard:risk=1,risk=2", "easy"], "given twice"),
         (["compare", "hard", "easy", "--elo1", "inf"], "must be finite"),
         (["compare", "hard", "easy", "--elo0", "5", "--elo1", "5"], "--elo1 must be above"),
+        (["compare", "hard", "easy", "--elo1", "5", "--batch-size", "512"], "--batch-size goes"),
+        (["seats", "--bots", "easy", "--seat-bonus", "50"], "give it as --bonus 50"),
+        (["play", "--bots", "hard:risk=true", "easy"], "risk must be a finite number"),
     ],
 )
 def test_bad_input_is_refused_at_once(tmp_path, capsys, argv, message):

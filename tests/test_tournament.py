@@ -155,6 +155,9 @@ def test_tournament_in_memory(in_memory):
     assert shares[0] > 0.5 and sum(shares) == pytest.approx(1)
     with pytest.raises(UsageError, match="not a bot of this tournament"):
         result.predict(["hard", "easy"])
+    for lineup in ([], ["easy"], ["easy"] * 5):
+        with pytest.raises(UsageError, match="2, 3 or 4 players"):
+            result.predict(lineup)
 
 
 def test_the_command_line_writes_what_the_library_returns(in_memory, tmp_path, capsys):
@@ -219,3 +222,31 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(argv, message, tmp_path
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def strict(text: str):
+    """JSON as a strict reader takes it: NaN and Infinity are not JSON."""
+    return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))
+
+
+def test_an_anchor_that_never_won_hands_over_to_the_first_rated_bot(tmp_path, capsys):
+    out = tmp_path / "t"
+    argv = ["tournament", "--bots", "miser", "hard", "shark", "--players", "3", "--games", "60"]
+    assert main([*argv, "--workers", "1", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "anchor: miser has no finite rating (it never won): hard is at 0 instead" in printed
+    summary = strict((out / "summary.json").read_text())
+    rating = {r["bot"]: r["rating"] for r in summary["ratings"]}
+    assert summary["anchor"] == "hard" and rating["hard"] == 0 and rating["miser"] is None
+    assert main(["report", str(out)]) == 0  # the nulls read back
+    assert (out / "ratings.png").stat().st_size > 0
+
+
+def test_without_any_finite_rating_the_fit_needs_no_anchor():
+    lineups, games = np.array([[0, 1]]), np.array([10.0])
+    fit = fit_luce(lineups, np.array([[10.0, 0.0]]), games, 2, anchor=None)
+    assert list(fit.ratings) == [math.inf, -math.inf]
+    with pytest.raises(ValueError, match="an anchor is needed"):
+        fit_luce(lineups, np.array([[6.0, 4.0]]), games, 2, anchor=None)
+    with pytest.raises(ValueError, match="the anchor has no finite rating"):
+        fit_luce(lineups, np.array([[10.0, 0.0]]), games, 2, anchor=1)

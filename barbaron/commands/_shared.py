@@ -41,6 +41,13 @@ def seat_coins_arg(text: str) -> tuple[int, ...]:
         ) from None
 
 
+def _folder(text: str) -> str:
+    """--out's value: any non-blank path."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a folder path, not an empty one")
+    return text
+
+
 def add_run_options(
     parser: argparse.ArgumentParser, *, games: int | None, batch: int = DEFAULT_BATCH_SIZE
 ) -> None:
@@ -49,6 +56,7 @@ def add_run_options(
     parser.add_argument(
         "--out",
         required=True,
+        type=_folder,
         metavar="DIR",
         help="results folder to create (refused if it exists, unless --force)",
     )
@@ -146,14 +154,21 @@ def run_options(args: argparse.Namespace) -> dict:
 
 
 # --- tables ----------------------------------------------------------------------------------
-def interval(ci: list[float]) -> str:
+def _number(value: float | None) -> float:
+    """A number of a summary; None (how summary.json writes one that is not finite) as nan."""
+    return math.nan if value is None else value
+
+
+def interval(ci: list[float | None]) -> str:
     """``[low, high]`` with four decimals."""
-    return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+    low, high = map(_number, ci)
+    return f"[{low:.4f}, {high:.4f}]"
 
 
-def plus_minus(mean: float, ci: list[float]) -> str:
+def plus_minus(mean: float, ci: list[float | None]) -> str:
     """``mean ±half-width`` with four decimals."""
-    return f"{mean:.4f} ±{(ci[1] - ci[0]) / 2:.4f}"
+    low, high = map(_number, ci)
+    return f"{_number(mean):.4f} ±{(high - low) / 2:.4f}"
 
 
 def bot_table(arm: dict) -> str:
@@ -166,7 +181,7 @@ def bot_table(arm: dict) -> str:
     for b in arm["bots"]:
         lines.append(
             f"{b['bot']:<{width}} {b['seats']:>5} {b['games']:>10,} "
-            f"{b['win_share']:>9.4f} {interval(b['win_share_ci']):>18} "
+            f"{_number(b['win_share']):>9.4f} {interval(b['win_share_ci']):>18} "
             f"{b['mean_worth']:>10.1f} {b['worth_share']:>11.4f}"
         )
     return "\n".join(lines)
@@ -181,11 +196,11 @@ def seat_table(arm: dict) -> str:
     for s in arm["seats"]:
         start = rules.seat_start_coins(s["seat"])
         lines.append(
-            f"{s['seat']:<6} {start:>6} {s['win_share']:>9.4f} "
+            f"{s['seat']:<6} {start:>6} {_number(s['win_share']):>9.4f} "
             f"{interval(s['win_share_ci']):>18} {s['mean_worth']:>10.1f}"
         )
     bal = arm["seat_balance"]
-    if math.isnan(bal["p_value"]):
+    if math.isnan(_number(bal["p_value"])):
         lines.append("seat balance: not testable (too few deals, or no variation)")
     else:
         verdict = "seats balanced" if bal["balanced"] else "seats NOT balanced"

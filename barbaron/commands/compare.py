@@ -17,6 +17,7 @@ from barbaron.commands._shared import (
     print_done,
     run_options,
 )
+from barbaron.config import SPRT_LOOK
 
 HELP = "is NEW stronger than BASE? paired games, interval, SPRT"
 EPILOG = """examples:
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=100000,
         help="games per arm at most (default 100,000); without --elo0/--elo1 exactly this many",
     )
-    add_run_options(parser, games=None, batch=4096)  # the SPRT looks after every unit
+    add_run_options(parser, games=None, batch=SPRT_LOOK)  # with an SPRT: its looks
     add_rules_options(parser)
 
 

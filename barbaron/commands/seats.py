@@ -80,12 +80,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
-    identical = len(set(args.bots)) == 1
-    if identical and args.rotate and not args.quiet:
-        print(
-            "the same bot in every seat: rotations would repeat identical games, so each "
-            "deal is played once"
-        )
     if args.solve:
         return _solve(args)
     for option in ("search_games", "iterations"):
@@ -98,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         games=GAMES if args.games is None else args.games,
         **run_options(args),
     )
+    _note_identical_seats(args)
     points, even = result.summary["points"], result.even
     players = len(points[0]["seats"])
     header = " ".join(f"{'seat ' + str(s):>22}" for s in range(players))
@@ -116,12 +111,33 @@ def run(args: argparse.Namespace) -> int:
             "sign); widen --bonus"
         )
     else:
-        print(
-            f"seats come out even at a bonus of {even['bonus']:.1f} coins "
-            f"(95% interval {even['ci'][0]:.1f} .. {even['ci'][1]:.1f})"
-        )
+        interval = _even_interval(even, points)
+        print(f"seats come out even at a bonus of {even['bonus']:.1f} coins ({interval})")
     print_done(result)
     return 0
+
+
+def _note_identical_seats(args: argparse.Namespace) -> None:
+    """Say why a table of one bot played each deal once, not in every rotation."""
+    if len(set(args.bots)) == 1 and args.rotate and not args.quiet:
+        print(
+            "the same bot in every seat: rotations would repeat identical games, so each "
+            "deal was played once"
+        )
+
+
+def _even_interval(even: dict, points: list[dict]) -> str:
+    """The even bonus's 95% interval in words; an edge the band does not reach within the
+    bonuses played is said to lie beyond them."""
+    low, high = even["ci"]
+    first, last = points[0]["seat_bonus"], points[-1]["seat_bonus"]
+    if math.isnan(low) and math.isnan(high):
+        return f"95% interval beyond the bonuses played, {first} to {last}: widen --bonus"
+    if math.isnan(low):
+        return f"95% interval below {first} .. {high:.1f}: widen --bonus"
+    if math.isnan(high):
+        return f"95% interval {low:.1f} .. above {last}: widen --bonus"
+    return f"95% interval {low:.1f} .. {high:.1f}"
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -138,6 +154,7 @@ def _solve(args: argparse.Namespace) -> int:
         **{k: v for k, v in given.items() if v is not None},
         **run_options(args),
     )
+    _note_identical_seats(args)
     s = result.summary
     search, c = s["search"], result.confirmation
     players = len(s["seat_coins"])

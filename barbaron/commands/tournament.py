@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--games",
         type=int,
         default=1_200_000,
-        help="games in all, split equally among the lineups (default 1,200,000)",
+        help="games in all, split equally among the lineups, rounded down to whole deals "
+        "(default 1,200,000)",
     )
     parser.add_argument("--gauntlet", metavar="BOT", help="play only the lineups with this bot")
     parser.add_argument("--anchor", metavar="BOT", help="the bot rated 0 (default: the first)")
@@ -61,6 +62,8 @@ def tables(summary: dict) -> str:
             f"{r['bot']:<{width}} {_signed(r['rating']):>8} {ci:>18} {r['games']:>12,} "
             f"{r['win_share']:>9.4f}"
         )
+    if summary.get("anchor_note"):
+        lines.append(f"anchor: {summary['anchor_note']}")
     lines.append(f"model: {summary['model']}")
     lines.append(f"intervals: {summary['interval']}")
     h2h = summary["head_to_head"]
@@ -110,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
         f"{len(summary['design']['lineups'])} lineups ({summary['design']['kind']}), "
         f"{summary['games_per_lineup']:,} games each"
     )
+    if summary["games"] != args.games:
+        print(
+            f"(--games {args.games:,} rounded down to {summary['games']:,}: the same whole deals "
+            "in every lineup and rotation)"
+        )
     print(tables(summary))
     print_done(result)
     return 0
