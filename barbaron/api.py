@@ -12,7 +12,6 @@ results folder as the command line (``manifest.json``, ``games.parquet``, ``summ
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
@@ -289,7 +288,7 @@ def seats(
     import numpy as np
 
     from barbaron.harness import Arm
-    from barbaron.stats import zero_crossing
+    from barbaron.stats import even_point
 
     execution = execution_of(options)
     if execution.seat_coins is not None:
@@ -329,17 +328,7 @@ def seats(
                     "arm": arm,
                 }
             )
-        x = np.array(bonuses, dtype=float)
-        mean = np.array([p["slope"] for p in points])
-        low = np.array([p["slope_ci"][0] for p in points])
-        high = np.array([p["slope_ci"][1] for p in points])
-        bonus = zero_crossing(x, mean)
-        edges = sorted(
-            v for v in (zero_crossing(x, low), zero_crossing(x, high)) if not math.isnan(v)
-        )
-        if len(edges) == 1:  # the band crosses zero on one side only: open on the other
-            edges = [edges[0], math.nan] if edges[0] <= bonus else [math.nan, edges[0]]
-        even = {"bonus": bonus, "ci": edges if len(edges) == 2 else [math.nan, math.nan]}
+        even = even_point(points)
         summary = {
             "games": run.job.games,
             "bots": bots,

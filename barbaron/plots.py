@@ -181,7 +181,8 @@ def ratings_chart(summary: dict):
     ax.set_yticks(y, [r["bot"] for r in rows])
     ax.axvline(0, color="grey", linestyle="--", linewidth=1)
     ax.set_ylim(-0.7, len(rows) - 0.3)
-    ax.set_xlabel(f"rating (Elo-like, {summary['anchor']} = 0; 95% interval)")
+    at_zero = f"{summary['anchor']} = 0" if summary["anchor"] else "no bot has a finite rating"
+    ax.set_xlabel(f"rating (Elo-like, {at_zero}; 95% interval)")
     ax.set_title(
         f"Ratings: {summary['games']:,} games, {len(summary['design']['lineups'])} lineups "
         f"of {summary['players']}"

@@ -302,9 +302,6 @@ def _load_class(spec: str, where: str, name: str) -> type:
         if module_name is not None:
             from importlib.util import module_from_spec, spec_from_file_location
 
-            folder = str(path.resolve().parent)
-            if folder not in sys.path:  # its own helper modules import, as a script's do
-                sys.path.append(folder)  # after everything else: it shadows no package
             loader = spec_from_file_location(module_name, path)
             module = module_from_spec(loader)
             sys.modules[module_name] = module  # dataclasses and pickling look modules up here

@@ -512,9 +512,9 @@ def raise_stopped(
     )
     if isinstance(error, IllegalDecision | StrategyError) and kept:
         raise type(error)(
-            f"{error}; {kept_text} (its manifest says partial): --resume continues them with "
-            "the same bots, --force starts afresh"
-        ) from None
+            f"{error}; {kept_text}: fix the bot and start afresh with --force (--resume "
+            "continues them only with every bot unchanged)"
+        ) from error
     if isinstance(error, KeyboardInterrupt):
         if kept is None:
             raise RunInterrupted(f"interrupted (the {holder} was in memory: nothing was kept)")

@@ -168,3 +168,20 @@ def zero_crossing(xs: np.ndarray, ys: np.ndarray) -> float:
         if y0 * y1 < 0:
             return float(xs[i] + (xs[i + 1] - xs[i]) * y0 / (y0 - y1))
     return float(xs[-1]) if len(ys) and ys[-1] == 0 else math.nan
+
+
+def even_point(points: list[dict]) -> dict:
+    """Where seats come out even over a bonus sweep's ``points`` (each with ``seat_bonus``,
+    ``slope`` and its 95% ``slope_ci``): ``bonus``, where the mean slope crosses zero, and its
+    ``ci``, where the band's edges do. An edge the band does not reach within the bonuses
+    played is nan, on the side the crossing lies: above the one edge found if the mean slope
+    crosses zero above it or, not crossing at all, nears zero at the grid's top."""
+    x = np.array([p["seat_bonus"] for p in points], dtype=float)
+    mean = np.array([p["slope"] for p in points], dtype=float)
+    low, high = np.array([p["slope_ci"] for p in points], dtype=float).T
+    bonus = zero_crossing(x, mean)
+    edges = sorted(v for v in (zero_crossing(x, low), zero_crossing(x, high)) if not math.isnan(v))
+    if len(edges) == 1:  # the band crosses zero on one side only: open on the other
+        above = edges[0] <= bonus if not math.isnan(bonus) else abs(mean[-1]) < abs(mean[0])
+        edges = [edges[0], math.nan] if above else [math.nan, edges[0]]
+    return {"bonus": bonus, "ci": edges if len(edges) == 2 else [math.nan, math.nan]}

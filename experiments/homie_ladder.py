@@ -212,16 +212,17 @@ def luce_fit(folder: Path, summary: dict):
         wins,
         np.full(len(lineups), float(deals * rotations)),
         len(pool),
-        anchor=index[summary["anchor"]],
+        anchor=None if summary["anchor"] is None else index[summary["anchor"]],
         deals=deals,
         deal_sum=u.sum(axis=0),
         deal_cross=u.T @ u,
         plays=np.full(len(lineups), float(rotations)),
     )
-    stated = {r["bot"]: r["rating"] for r in summary["ratings"]}
-    se = {r["bot"]: r["rating_se"] for r in summary["ratings"]}
+    stated = {r["bot"]: number(r["rating"]) for r in summary["ratings"]}
+    se = {r["bot"]: number(r["rating_se"]) for r in summary["ratings"]}
+    finite = np.where(np.isfinite(fit.ratings), fit.ratings, np.nan)  # summary.json: null
     same = np.allclose(
-        [stated[b] for b in pool], fit.ratings, rtol=0, atol=1e-4, equal_nan=True
+        [stated[b] for b in pool], finite, rtol=0, atol=1e-4, equal_nan=True
     ) and np.allclose([se[b] for b in pool], fit.se, rtol=1e-4, atol=1e-6, equal_nan=True)
     if not same:
         raise RuntimeError(f"games.parquet in {folder} disagrees with its summary")

@@ -16,7 +16,7 @@ from barbaron.harness import Arm, Job, run_units
 from barbaron.results import RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
-from barbaron.stats import Z95, chi2_sf, zero_crossing
+from barbaron.stats import Z95, chi2_sf, even_point, zero_crossing
 
 LINEUP = ["hard", "normal", "normal", "easy"]
 
@@ -379,6 +379,29 @@ def test_numbers_that_are_not_finite_are_null_in_summary_json_and_report_reads_t
     for png in out.glob("*.png"):
         png.unlink()
     assert main(["report", str(out)]) == 0 and list(out.glob("*.png"))
+
+
+def test_the_even_bonus_interval_opens_on_the_side_where_the_crossing_lies():
+    def points(slopes, lows, highs):
+        return [
+            {"seat_bonus": b, "slope": m, "slope_ci": [lo, hi]}
+            for b, m, lo, hi in zip((75, 100), slopes, lows, highs, strict=True)
+        ]
+
+    # mean below zero, nearing it at the top: even lies above; the band's top edge crosses at 80
+    above = even_point(points([-0.03, -0.01], [-0.05, -0.03], [-0.01, 0.0025]))
+    assert (
+        math.isnan(above["bonus"])
+        and above["ci"][0] == pytest.approx(95)
+        and math.isnan(above["ci"][1])
+    )
+    # mean above zero, growing: even lies below the grid; the band's bottom edge crosses
+    below = even_point(points([0.001, 0.015], [-0.0025, 0.01], [0.004, 0.02]))
+    assert math.isnan(below["ci"][0]) and 75 < below["ci"][1] < 100
+    # the mean crosses: the one edge found is on its side of the crossing
+    crossing = even_point(points([-0.01, 0.01], [-0.02, -0.005], [0.0, 0.02]))
+    assert crossing["bonus"] == pytest.approx(87.5) and crossing["ci"][0] == 75
+    assert math.isnan(crossing["ci"][1])
 
 
 def test_an_even_bonus_whose_band_leaves_the_grid_says_so(tmp_path, capsys):

@@ -343,6 +343,16 @@ def test_a_plugin_failing_after_units_finished_says_where_they_are_kept(tmp_path
     assert (out.parent / "late.partial").is_dir() and not out.exists()
 
 
+def test_debug_shows_the_plugins_traceback_after_units_finished(tmp_path, capsys):
+    plugin = tmp_path / "late.py"
+    plugin.write_text(LATE)
+    argv = ["play", "--bots", f"{plugin}:Late", "easy", "--games", "2000", "--batch-size", "100"]
+    status, _, err = run(
+        capsys, "--debug", *argv, "--workers", "1", "--quiet", "--out", tmp_path / "l"
+    )
+    assert status == 1 and "Traceback" in err and 'raise RuntimeError("late bug")' in err
+
+
 def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsys):
     plugin = tmp_path / "kinds.py"
     plugin.write_text(
@@ -370,7 +380,9 @@ def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsy
     assert status == 2 and "given twice" in err  # text and none pass; a key once
 
 
-def test_a_plugin_imports_its_own_helper_module(tmp_path, capsys, monkeypatch):
+def test_a_plugin_imports_a_module_of_yours_from_pythonpath_in_every_worker(
+    tmp_path, capsys, monkeypatch
+):
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "my_helper_module.py").write_text("CUSHION = 200\n")
@@ -382,11 +394,11 @@ def test_a_plugin_imports_its_own_helper_module(tmp_path, capsys, monkeypatch):
         "        return game.coins[game.seat] >= CUSHION\n"
     )
     monkeypatch.chdir(tmp_path)  # not the plugin's folder
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    out = tmp_path / "s"
+    monkeypatch.setenv("PYTHONPATH", str(folder))  # as README says: the helpers inherit it
+    monkeypatch.setattr(sys, "path", [str(folder), *sys.path])  # what it does at start-up
     status, _, err = run(
         capsys, "play", "--bots", "mine/sib.py:Sib", "easy", "--games", "200", "--batch-size",
-        "50", "--workers", "2", "--quiet", "--out", out,
+        "50", "--workers", "2", "--quiet", "--out", tmp_path / "s",
     )  # fmt: skip
     assert status == 0, err
 

@@ -11,16 +11,17 @@ from barbaron.config import DEFAULT_BATCH_SIZE
 
 
 # --- options ---------------------------------------------------------------------------------
-def add_rules_options(parser: argparse.ArgumentParser) -> None:
-    """--rounds, --start-coins, --seat-bonus, --seat-coins."""
+def add_rules_options(
+    parser: argparse.ArgumentParser,
+    seat_bonus: str = "extra start coins per later seat (default 100)",
+) -> None:
+    """--rounds, --start-coins, --seat-bonus (its help: ``seat_bonus``), --seat-coins."""
     group = parser.add_argument_group("rules")
     group.add_argument("--rounds", type=int, default=10, help="rounds per game (default 10)")
     group.add_argument(
         "--start-coins", type=int, help="coins of seat 0 at the start (default 1000)"
     )
-    group.add_argument(
-        "--seat-bonus", type=int, help="extra start coins per later seat (default 100)"
-    )
+    group.add_argument("--seat-bonus", type=int, help=seat_bonus)
     group.add_argument(
         "--seat-coins",
         type=seat_coins_arg,

@@ -74,7 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --solve: search iterations at the most (default 12)",
     )
     add_run_options(parser, games=None)
-    add_rules_options(parser)
+    add_rules_options(
+        parser,
+        seat_bonus="with --solve: the schedule the search starts from (default 100); the bonus "
+        "sweep takes its bonuses from --bonus instead",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
