@@ -12,12 +12,14 @@ results folder as the command line (``manifest.json``, ``games.parquet``, ``summ
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
 from barbaron.config import MAX_POINTS, SPRT_LOOK
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.params import listed, whole
 from barbaron.runs import (
     Execution,
     Run,
@@ -344,9 +346,10 @@ def seats(
 def bonuses_of(bonus: object) -> list:
     """The seat bonuses of ``bonus``: text (``"0:200:25"``), one number, or a list of them;
     each once, 1 to MAX_POINTS of them; else a UsageError."""
+    bonus = listed(bonus)
     if isinstance(bonus, str):
         return parse_values(bonus, "--bonus")
-    if isinstance(bonus, int | float) and not isinstance(bonus, bool):
+    if isinstance(bonus, numbers.Real) and not isinstance(bonus, bool):
         bonus = [bonus]
     if isinstance(bonus, bytes | dict | set) or not isinstance(bonus, Sequence):
         raise UsageError(
@@ -354,7 +357,7 @@ def bonuses_of(bonus: object) -> list:
         )
     if not 1 <= len(bonus) <= MAX_POINTS:
         raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonus)}")
-    return distinct([checked(b, "bonus", "number") for b in bonus], "--bonus")
+    return distinct([whole(checked(b, "bonus", "number")) for b in bonus], "--bonus")
 
 
 # --- sweep -----------------------------------------------------------------------------------
@@ -379,6 +382,7 @@ def sweep(
     bot = checked(bot, "bot", "text")
     param = checked(param, "param", "text")
     games = checked(games, "games", "whole")
+    values = listed(values)
     if isinstance(values, str):
         values = parse_values(values, "--param")
     elif isinstance(values, bytes | dict | set) or not isinstance(values, Sequence):

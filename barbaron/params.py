@@ -1,5 +1,6 @@
 """Checks for bot parameters, shared by every bot so that one kind of value has one rule and one
-message.
+message; and :func:`whole`, :func:`flag` and :func:`listed`, which let the library take numpy's
+integers, bools and arrays wherever it takes Python's.
 
 Each function takes the parameter's name and value and returns the value in its checked form, or
 raises ``ValueError`` naming the parameter and the value given (``make_bot`` turns that into a
@@ -11,6 +12,31 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
+
+
+def whole(value: object) -> object:
+    """``value`` as an ``int`` if it is a whole number of any integer type (numpy's too; never a
+    bool), else unchanged for the caller's own check to refuse."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def listed(value: object) -> object:
+    """A numpy array as a list of Python numbers, else unchanged."""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        return value.tolist()
+    return value
+
+
+def flag(value: object) -> object:
+    """``value`` as a ``bool`` if it is Python's or numpy's bool, else unchanged."""
+    numpy = sys.modules.get("numpy")  # loaded if the value is numpy's
+    if numpy is not None and isinstance(value, numpy.bool_):
+        return bool(value)
+    return value
 
 
 def _is_real(value: object) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import re
 import sys
 import threading
@@ -360,10 +361,10 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
         if not isinstance(value, bool):
             raise BotSpecError(f"bot {spec!r}: {key} must be true or false, got {value!r}")
     elif isinstance(default, int | float) and (
-        isinstance(value, bool) or not isinstance(value, int | float)
+        isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
     ):
         raise BotSpecError(
-            f"bot {spec!r}: {key} must be a number (its default is {default}), got {value!r}"
+            f"bot {spec!r}: {key} must be a finite number (its default is {default}), got {value!r}"
         )
 
 

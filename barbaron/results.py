@@ -632,6 +632,8 @@ class RunFolder:
         for entry in (self.partial / GAMES).iterdir():
             if entry not in kept:  # a unit played past an early stop, or a half-written one
                 entry.unlink()
+        if not kept:  # a command that keeps no games (tune): no empty table
+            (self.partial / GAMES).rmdir()
         write_json(self.partial / "summary.json", summary)
         _write_csv(self.partial / "summary.csv", table)
         for name, figure in plots:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from barbaron.params import whole
+
 # --- The board (R1) -------------------------------------------------------------------------
 SPACE_NAMES: tuple[str, ...] = (
     "Payday",
@@ -173,7 +175,8 @@ class Rules:
 
     def __post_init__(self) -> None:
         for name in ("players", "rounds", "start_coins", "seat_bonus"):
-            value = getattr(self, name)
+            value = whole(getattr(self, name))
+            object.__setattr__(self, name, value)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"rules: {name} must be a whole number, got {value!r}")
         if not 2 <= self.players <= 4:
@@ -182,6 +185,8 @@ class Rules:
             raise ValueError(f"rules: rounds must be between 1 and 1000, got {self.rounds}")
         if self.seat_coins is not None:  # first: the flat fields may be copied from it
             coins = self.seat_coins
+            if isinstance(coins, tuple | list):
+                coins = [whole(c) for c in coins]
             if not isinstance(coins, tuple | list) or not all(
                 isinstance(c, int) and not isinstance(c, bool) for c in coins
             ):

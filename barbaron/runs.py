@@ -10,11 +10,13 @@ import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.params import flag
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -221,6 +223,7 @@ def checked(value: object, name: str, kind: str, *, optional: bool = False):
     if kind == "whole":
         ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     elif kind == "bool":
+        value = flag(value)
         ok = isinstance(value, bool)
     elif kind == "number":
         ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -302,7 +305,8 @@ def parse_values(text: str, what: str) -> list[float]:
             count = int(math.floor((stop - start) / step + 1e-9)) + 1
             if count > MAX_POINTS:
                 raise UsageError(f"{what} {text!r} has {count:,} values; at most {MAX_POINTS:,}")
-            values = [start + i * step for i in range(count)]
+            first, by = (Decimal(x.strip()) for x in text.split(":")[::2])  # decimal steps
+            values = [float(first + i * by) for i in range(count)]  # exact: 0.3 * 3 is 0.9
         else:
             items = text.split(",")
             if len(items) > MAX_POINTS:

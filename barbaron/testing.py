@@ -692,8 +692,8 @@ class _RandomWatch:
         original = np.random.default_rng
 
         def default_rng(seed=None):
-            if seed is None:
-                self._note("numpy.random.default_rng() without a seed")
+            if seed is None and not _importing():  # a module loading (scipy.stats does) is not
+                self._note("numpy.random.default_rng() without a seed")  # the bot drawing
             return original(seed)
 
         default_rng.__doc__ = original.__doc__
@@ -732,6 +732,16 @@ class _RandomWatch:
         ]
         out += [f"changed {what}" for what in self.changed]
         return out
+
+
+def _importing() -> bool:
+    """Whether the caller runs inside a module being imported."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _short_path(path: str) -> str:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Unpack
 import numpy as np
 
 from barbaron.errors import UsageError
+from barbaron.params import whole
 from barbaron.runs import RunOptions, RunResult, frame
 
 if TYPE_CHECKING:
@@ -434,6 +435,7 @@ def tournament(
     execution = execution_of(options)
     pool = _pool(bots, gauntlet)
     n = len(pool)
+    players, games = whole(players), whole(games)
     if not isinstance(players, int) or not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
     if players > n:

@@ -33,6 +33,7 @@ import numpy as np
 
 from barbaron.config import STUDY_FILE
 from barbaron.errors import UsageError
+from barbaron.params import whole
 from barbaron.runs import Execution, RunOptions, RunResult, frame
 
 if TYPE_CHECKING:
@@ -442,6 +443,8 @@ def tune(
     execution = execution_of(options)
     if sampler not in SAMPLERS:
         raise UsageError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    trials, games_per_trial, confirm_games = map(whole, (trials, games_per_trial, confirm_games))
+    confirm_seed = whole(confirm_seed)
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
         raise UsageError(f"--trials must be from 1 to {MAX_TRIALS:,}, got {trials}")
     if target is not None:

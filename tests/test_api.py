@@ -4,6 +4,7 @@ command line writes, in memory or in a results folder."""
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -270,6 +271,24 @@ def test_parse_values_accepts_good_lists():
     assert api.parse_values(" 10, 2.5 ,1e12", "--bonus") == [10, 2.5, 10**12]
     with pytest.raises(UsageError, match="must be text"):
         api.parse_values(5, "--bonus")
+    assert api.parse_values("-0.3:0:0.1", "--param") == [-0.3, -0.2, -0.1, 0]  # decimal steps
+    assert api.parse_values("0:1:0.3", "--param") == [0, 0.3, 0.6, 0.9]
+
+
+def test_numpy_numbers_and_arrays_are_taken_like_pythons():
+    n = np.int64
+    played = api.play(("easy", "normal"), games=n(200), seed=n(2), seat_bonus=n(50))
+    assert played.summary == api.play(["easy", "normal"], games=200, seed=2, seat_bonus=50).summary
+    assert api.play(["easy", "easy"], games=20, rotate=np.False_).summary["games"] == 20
+    seats = api.seats("threshold", players=n(2), bonus=np.array([0, 100]), games=n(20))
+    assert [p["seat_bonus"] for p in seats.summary["points"]] == [0, 100]
+    swept = api.sweep("normal", "cushion", np.array([0, 500]), players=2, games=20)
+    assert [p["value"] for p in swept.summary["points"]] == [0, 500]
+    rated = api.tournament(["easy", "normal", "hard"], players=n(2), games=n(60))
+    assert rated.summary["players"] == 2
+    tuned = api.tune("normal", {"cushion": (0, 500)}, field="easy", players=n(2), trials=n(2),
+                     games_per_trial=n(20), confirm_games=n(20))  # fmt: skip
+    assert len(tuned.summary["trials"]) == 2
 
 
 @pytest.mark.parametrize(

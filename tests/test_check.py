@@ -39,6 +39,7 @@ def fixture(name: str) -> str:
 BAD = {
     "GlobalNumpyRandom": ({GLOBAL_RANDOM}, ["numpy.random.random", "bad_bots.py:"]),
     "GlobalPythonRandom": ({GLOBAL_RANDOM}, ["random.random", "GlobalPythonRandom.buy"]),
+    "UnseededGenerator": ({GLOBAL_RANDOM}, ["default_rng() without a seed", "UnseededGenerator"]),
     "MedianBuyer": ({BATCH, ORDER}, ["played alone", "coins ["]),
     "EveryOtherCall": ({DETERMINISM, BATCH, ORDER}, ["fresh instance", "first different answer"]),
     "HashDependent": ({DETERMINISM}, ["fresh Python process"]),
@@ -85,6 +86,11 @@ def test_each_bad_bot_fails_exactly_the_check_it_breaks(name):
 
 def test_a_fair_fixture_passes_so_the_failures_above_are_the_flaws():
     assert check_strategy(fixture("Cushion"), games=GAMES, fresh_process=False).passed
+
+
+def test_a_generator_made_while_a_module_loads_is_not_the_bots_draw():
+    report = check_strategy(fixture("ImportsAModuleThatMakesAGenerator"), games=GAMES)
+    assert report.passed, str(report)
 
 
 def test_the_watch_leaves_the_random_modules_as_they_were():

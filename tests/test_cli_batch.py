@@ -110,6 +110,18 @@ def test_python_dash_m_barbaron_is_the_command():
     assert done.returncode == 0 and done.stdout.startswith("autopilot "), done.stderr
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--scale", "0.05"], "--scale goes with --end-to-end"),
+        (["--end-to-end", "--lineup", "hard-4p"], "--lineup is the engine bench's"),
+    ],
+)
+def test_bench_refuses_options_it_would_ignore(capsys, argv, message):
+    status, _, err = run(capsys, "bench", *argv)
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
 def test_bench_reports_throughput_and_memory(capsys):
     status, out, _ = run(
         capsys, "bench", "--games", "500", "--batch-size", "128", "--lineup", "threshold-2p"

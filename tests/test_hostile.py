@@ -362,7 +362,8 @@ def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsy
         "        self.cushion, self.eager, self.label = cushion, eager, label\n"
     )
     for params, message in [
-        ("cushion=abc", "cushion must be a number (its default is 150), got 'abc'"),
+        ("cushion=abc", "cushion must be a finite number (its default is 150), got 'abc'"),
+        ("cushion=inf", "cushion must be a finite number (its default is 150), got inf"),
         ("eager=1", "eager must be true or false, got 1"),
     ]:
         status, _, err = run(

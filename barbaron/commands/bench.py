@@ -42,7 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scale",
         type=float,
-        default=1.0,
         help="with --end-to-end: shrink every run by this factor (default 1: full size)",
     )
     parser.add_argument(
@@ -55,7 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.end_to_end:
-        return _end_to_end(args.scale)
+        if args.lineup:
+            raise UsageError("--lineup is the engine bench's; --end-to-end times its own lineups")
+        return _end_to_end(1.0 if args.scale is None else args.scale)
+    if args.scale is not None:
+        raise UsageError("--scale goes with --end-to-end; for the engine alone give --games")
     from barbaron.api import build_bots
     from barbaron.bench import bench_lineup
     from barbaron.rules import Rules
