@@ -15,6 +15,7 @@ import collections
 import contextlib
 import dataclasses
 import gc
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -31,6 +32,7 @@ from barbaron.config import (
     MAX_INDEX,
     MAX_WORKERS,
 )
+from barbaron.errors import RunFailed
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, estimate, seat_balance
@@ -392,11 +394,36 @@ def _dask_backend(job: Job) -> Iterator[None]:
         raise RuntimeError(
             f"cannot reach the dask scheduler at {job.scheduler}: {type(e).__name__}: {e}"
         ) from None
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+
+    with _silenced("distributed", "tornado"):  # closing a client whose scheduler is gone logs
+        try:
+            with joblib.parallel_backend("dask"):
+                yield
+        except (CancelledError, CommClosedError) as e:  # the scheduler went away mid-run
+            reason = (str(e).splitlines()[0] if str(e) else type(e).__name__).rstrip(".")
+            raise RunFailed(f"lost the dask scheduler at {job.scheduler}: {reason}") from e
+        finally:
+            client.close()
+
+
+@contextlib.contextmanager
+def _silenced(*packages: str) -> Iterator[None]:
+    """Within the block, the loggers of ``packages`` print nothing (distributed's client and
+    tornado log a traceback for every attempt to reach a scheduler that is gone: the run says
+    it in one line)."""
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in packages]
+    loggers = [logging.getLogger(n) for n in {*packages, *names}]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
     try:
-        with joblib.parallel_backend("dask"):
-            yield
+        yield
     finally:
-        client.close()
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def run_units(

@@ -232,6 +232,48 @@ def test_a_killed_worker_ends_the_run_in_one_line_and_resume_completes_it(tmp_pa
     )
 
 
+CLUSTER = """
+import sys, time, distributed
+if __name__ == "__main__":
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    print(cluster.scheduler_address, flush=True)
+    while True:
+        time.sleep(1)
+"""
+
+
+def test_a_dask_scheduler_lost_mid_run_is_one_line(tmp_path):
+    pytest.importorskip("distributed")  # the [dev] and [dask] extras install it
+    (tmp_path / "cluster.py").write_text(CLUSTER)
+    cluster = subprocess.Popen(
+        [sys.executable, str(tmp_path / "cluster.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,  # its own group: the scheduler and its worker die together
+    )
+    try:
+        address = cluster.stdout.readline().strip()
+        assert address.startswith("tcp://"), address
+        out = tmp_path / "d"
+        argv = ["play", "--bots", "mc:rollouts=8", "greedy", "greedy", "greedy", "--games", "12000"]
+        run = cli(*argv, "--batch-size", "64", "--quiet", "--backend", "dask",
+                  "--scheduler", address, "--out", out)  # fmt: skip
+        time.sleep(8)  # playing by then (the run takes a minute or more on one dask worker)
+        assert run.poll() is None, run.stderr.read()
+    finally:
+        os.killpg(cluster.pid, signal.SIGTERM)
+        cluster.wait()
+    status = run.wait(timeout=60)
+    err = run.stderr.read()
+    assert status == 1 and one_line(err), err
+    assert f"lost the dask scheduler at {address}" in err
+    kept = (tmp_path / "d.partial").exists()
+    assert ("--resume" in err) == kept and ("nothing was kept" in err) == (not kept)
+
+
 def test_sigterm_is_handled_like_ctrl_c_and_leaves_no_worker(tmp_path):
     out = tmp_path / "t"
     proc = cli(
