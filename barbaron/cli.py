@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from barbaron import __version__
 from barbaron.commands import COMMANDS
@@ -67,11 +67,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv or os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
     argv = [a for a in argv if a != "--debug"]
+
+    def command() -> int:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+
+    return with_one_line_failures(command, debug)
+
+
+def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> int:
+    """``command()``'s exit status, with every failure one line on stderr, as :func:`main`
+    says (the study scripts run this way too); a bug in barbaron itself is raised."""
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
-        args = build_parser().parse_args(argv)
-        return args.run(args)
+        return command()
     except BaseException as e:  # every failure becomes one line (or, for a bug, re-raised)
         status, line = _failure(e)
         if status is None:

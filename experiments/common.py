@@ -20,14 +20,56 @@ def run(
     **arguments: object,
 ) -> dict:
     """``function(**arguments)`` (a ``barbaron.api`` function) into the results folder ``out``,
-    unless ``out`` already holds a finished run (or ``force``); return its summary.json."""
+    unless ``out`` already holds a finished run (or ``force``); return its summary.json. A
+    finished run is reused as it is, whatever arguments played it, and the line says so."""
     if force or not (out / "summary.json").exists():
         shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
         print(f">>> api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
         function(**arguments, out=out, workers=workers, force=True, progress=not quiet)
+    else:
+        print(f">>> reusing {out} (played earlier; --force plays it again)", flush=True)
     return json.loads((out / "summary.json").read_text())
 
 
 def number(value: float | None) -> float:
     """A number of a summary.json: null (a number that is not finite) as nan."""
     return math.nan if value is None else float(value)
+
+
+def script(main: Callable[[], int]) -> None:
+    """Run a study's ``main`` as barbaron's own commands run: bad input is one line and exit 2,
+    a failed run one line and exit 1 (``BARBARON_DEBUG=1`` shows the traceback)."""
+    import os
+    import sys
+
+    from barbaron.cli import with_one_line_failures
+
+    debug = os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
+    sys.exit(with_one_line_failures(main, debug))
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number >= 1 (games, workers)."""
+    return _whole(text, 1, None, "a whole number >= 1")
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, a whole number from 0 to 2**63 - 1."""
+    return _whole(text, 0, 2**63 - 1, "a whole number from 0 to 2**63 - 1")
+
+
+def counts(text: str) -> list[int]:
+    """An argparse type: a comma list of whole numbers >= 1 (e.g. 4,16,64)."""
+    return [count(item) for item in text.split(",")]
+
+
+def _whole(text: str, low: int, high: int | None, what: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+    return value

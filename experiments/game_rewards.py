@@ -20,7 +20,6 @@ every bar from purchase to the end:
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +31,7 @@ from barbaron.reference import Game
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.streams import SeededChance
+from experiments import common
 from experiments.common import ROOT
 
 SEED = 77
@@ -128,8 +128,8 @@ def spells_of(played: TurnRecorder, game: int) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20_000)
-    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--games", type=common.count, default=20_000)
+    parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -258,4 +258,4 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

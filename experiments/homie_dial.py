@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from barbaron.bots.homie import Homie
 from barbaron import api
 from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce
+from experiments import common
 from experiments.common import ROOT, run
 
 SEED = 1313
@@ -112,8 +112,8 @@ def curve(summary: dict, folder: Path, games: int) -> tuple[pd.DataFrame, object
             "bot": p["bot"],
             "games": games,
             "win_share": p["win_share"],
-            "win_share_ci_low": p["win_share_ci"][0],
-            "win_share_ci_high": p["win_share_ci"][1],
+            "win_share_ci_low": common.number(p["win_share_ci"][0]),
+            "win_share_ci_high": common.number(p["win_share_ci"][1]),
             "rating": fit.ratings[i],
             "rating_ci_low": fit.ci(i)[0],
             "rating_ci_high": fit.ci(i)[1],
@@ -210,10 +210,10 @@ def plot(out: Path, table: pd.DataFrame) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.homie_dial", description=__doc__)
     parser.add_argument(
-        "--games", type=int, default=200_000, help="games per setting (default 200,000)"
+        "--games", type=common.count, default=200_000, help="games per setting (default 200,000)"
     )
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seed", type=common.seed, default=SEED)
+    parser.add_argument("--workers", type=common.count, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_dial")
     parser.add_argument("--force", action="store_true", help="replay the finished sweep")
     args = parser.parse_args(argv)
@@ -286,4 +286,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -60,6 +59,7 @@ from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce, luce_shares
 from barbaron.tournament import design as tournament_design
+from experiments import common
 from experiments.common import ROOT, number, run
 
 SEED = 4242
@@ -555,8 +555,8 @@ def sweeps(args: argparse.Namespace) -> pd.DataFrame:
                     "param": param,
                     "value": p["value"],
                     "win_share": p["win_share"],
-                    "ci_low": p["win_share_ci"][0],
-                    "ci_high": p["win_share_ci"][1],
+                    "ci_low": common.number(p["win_share_ci"][0]),
+                    "ci_high": common.number(p["win_share_ci"][1]),
                     "games": s["games"],
                 }
             )
@@ -670,7 +670,10 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
     )
     parser.add_argument(
-        "--games", type=int, default=200_000, help="games per matrix table (default 200,000)"
+        "--games",
+        type=common.count,
+        default=200_000,
+        help="games per matrix table (default 200,000)",
     )
     parser.add_argument(
         "--sweep-games", type=int, default=40_000, help="games per sweep point (default 40,000)"
@@ -683,16 +686,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--grid-games",
-        type=int,
+        type=common.count,
         default=400_000,
         help="games of each of the 4 policy gauntlets (default 400,000)",
     )
     parser.add_argument(
-        "--mc-games", type=int, default=100_000, help="games of mc's gauntlet (default 100,000)"
+        "--mc-games",
+        type=common.count,
+        default=100_000,
+        help="games of mc's gauntlet (default 100,000)",
     )
     parser.add_argument("--mc", default=MC, help=f"the mc spec to rate (default {MC}; none: skip)")
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=common.seed, default=SEED)
+    parser.add_argument("--workers", type=common.count, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_ladder")
     parser.add_argument("--force", action="store_true", help="replay finished runs")
     parser.add_argument(
@@ -764,4 +770,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from barbaron import api
+from experiments import common
 from experiments.common import ROOT
 
 SEED = 5
@@ -27,14 +27,18 @@ FIELD = "greedy"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.mc_budget", description=__doc__)
-    parser.add_argument("--games", type=int, default=20000, help="games per K (rotations in)")
-    parser.add_argument("--rollouts", default="4,16,32,64", help="the values of K")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--games", type=common.count, default=20000, help="games per K (rotations in)"
+    )
+    parser.add_argument(
+        "--rollouts", type=common.counts, default=[4, 16, 32, 64], help="the values of K"
+    )
+    parser.add_argument("--workers", type=common.count, default=1)
+    parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
     parser.add_argument("--force", action="store_true", help="replay finished runs")
     args = parser.parse_args(argv)
-    ks = [int(k) for k in args.rollouts.split(",")]
+    ks = args.rollouts
     rows = []
     for k in ks:
         folder = args.out / "runs" / f"mc-k{k}"
@@ -58,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "rollouts": k,
                 "win_share": mc["win_share"],
-                "ci_low": mc["win_share_ci"][0],
-                "ci_high": mc["win_share_ci"][1],
+                "ci_low": common.number(mc["win_share_ci"][0]),
+                "ci_high": common.number(mc["win_share_ci"][1]),
                 "games_per_second_per_core": round(speed, 1),
                 "games": summary["games"],
             }
@@ -101,4 +105,4 @@ def plot(table: pd.DataFrame, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

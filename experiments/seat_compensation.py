@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +48,7 @@ from barbaron import api
 from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.stats import zero_crossing
+from experiments import common
 from experiments.common import ROOT, number, run
 
 SEED = 2026
@@ -327,8 +327,8 @@ def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
             "seat_bonus": p["seat_bonus"],
             "seat": s["seat"],
             "win_share": s["win_share"],
-            "ci_low": s["win_share_ci"][0],
-            "ci_high": s["win_share_ci"][1],
+            "ci_low": common.number(s["win_share_ci"][0]),
+            "ci_high": common.number(s["win_share_ci"][1]),
             "balance_p": p["seat_balance"]["p_value"],
             "games": summary["games"],
         }
@@ -381,8 +381,8 @@ def solved_rows(table: Table, summary: dict, even: float, flat: dict) -> list[di
             "step": coins[s["seat"]] - coins[s["seat"] - 1] if s["seat"] else 0,
             "flat_even_coins": coins[0] + s["seat"] * even,
             "win_share": s["win_share"],
-            "ci_low": s["win_share_ci"][0],
-            "ci_high": s["win_share_ci"][1],
+            "ci_low": common.number(s["win_share_ci"][0]),
+            "ci_high": common.number(s["win_share_ci"][1]),
             "deviation_pp": s["deviation_pp"],
             "p_value": conf["p_value"],
             "largest_deviation_pp": conf["largest_deviation_pp"],
@@ -404,36 +404,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--games",
-        type=int,
+        type=common.count,
         default=1_000_000,
         help="games per bonus point, same bot in every seat (default 1e6)",
     )
     parser.add_argument(
         "--mixed-games",
-        type=int,
+        type=common.count,
         default=None,
         help="games per bonus point for mixed tables (default: --games)",
     )
     parser.add_argument(
         "--mc-games",
-        type=int,
+        type=common.count,
         default=30_000,
         help="games per bonus point for the mc table (default 30,000)",
     )
     parser.add_argument(
         "--solve-games",
-        type=int,
+        type=common.count,
         default=None,
         help="confirmation games of each solved schedule (default: --games)",
     )
     parser.add_argument(
         "--search-games",
-        type=int,
+        type=common.count,
         default=None,
         help="the solver's games per lineup (default: per table, 1e6 or 5e5; see SOLVES)",
     )
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=common.seed, default=SEED)
+    parser.add_argument("--workers", type=common.count, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "seat_compensation")
     parser.add_argument("--force", action="store_true", help="replay tables already finished")
     parser.add_argument("--quiet", action="store_true")
@@ -603,4 +603,4 @@ def plot_solved(solved: pd.DataFrame, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import numpy as np
 from barbaron.bots import policy, value
 
 from barbaron.env import BatchEnv
+from experiments import common
 
 SEED = 20261130
 VALIDATION_SEED = 91130
@@ -52,7 +52,7 @@ def win_share(env: BatchEnv, weights: np.ndarray, seed: int, games: int, first: 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--generations", type=int, default=50)
-    parser.add_argument("--games", type=int, default=8000, help="games per candidate")
+    parser.add_argument("--games", type=common.count, default=8000, help="games per candidate")
     parser.add_argument("--popsize", type=int, default=16)
     parser.add_argument("--sigma", type=float, default=0.2)
     parser.add_argument("--validate-every", type=int, default=5)
@@ -155,4 +155,4 @@ def write_curve(rows: list[dict], folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

@@ -28,6 +28,7 @@ from barbaron.bots import value
 from barbaron.batch import BatchState, kernel_state, play_slot, worth
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
+from experiments import common
 
 SEED = 20261
 POOL = (  # the policies whose games the model learns from
@@ -151,8 +152,10 @@ def train(games: int, seed: int = SEED) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.train_value", description=__doc__)
-    parser.add_argument("--games", type=int, default=20000, help="training games (all tables)")
-    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--games", type=common.count, default=20000, help="training games (all tables)"
+    )
+    parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=value.WEIGHTS, help="the weights file")
     args = parser.parse_args(argv)
     if args.games < 1:
@@ -171,4 +174,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.script(main)

@@ -145,3 +145,28 @@ def test_notebook_executes(tiny_results, name, monkeypatch):
         if o.output_type == "error"
     ]
     assert not errors
+
+
+SCRIPTS = sorted(
+    p.stem
+    for p in (Path(__file__).resolve().parents[1] / "experiments").glob("*.py")
+    if p.stem not in ("__init__", "common")
+)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("bad", [["--games", "0"], ["--seed", "-1"]])
+def test_a_study_refuses_bad_arguments_without_a_traceback(script, bad):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", f"experiments.{script}", *bad],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        timeout=120,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert bad[0] in lines[-1] or "unrecognized arguments" in lines[-1], done.stderr
