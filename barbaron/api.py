@@ -233,7 +233,8 @@ def compare(
             )
         return bool(sprt.decision(llr))
 
-    with Run.open("compare", execution, arms, games) as run:
+    settings = None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1}
+    with Run.open("compare", execution, arms, games, settings) as run:
         run.play(on_unit)
         est = score()
         diff = Estimate(2 * est.mean - 1, 2 * est.se, est.deals)  # new minus base win share

@@ -390,10 +390,20 @@ class RunFolder:
     lock from creation to :meth:`finish` or :meth:`close`."""
 
     def __init__(
-        self, out: str | Path, job: Job, command: str, *, force: bool = False, resume: bool = False
+        self,
+        out: str | Path,
+        job: Job,
+        command: str,
+        *,
+        force: bool = False,
+        resume: bool = False,
+        settings: dict | None = None,
     ) -> None:
+        """``settings``: what else decides the run's results besides its job (the SPRT's
+        bounds, a tuning's search), recorded in the manifest and checked on --resume."""
         self.out, self.partial = _target(out)
         self.job, self.command = job, command
+        self.settings = None if settings is None else json.loads(json.dumps(strict_json(settings)))
         self.record = job_record(job)
         self._done: set[int] = set()  # units written completely (added to by the writer thread)
         self._writer: ThreadPoolExecutor | None = None  # writes added units in the background
@@ -448,6 +458,7 @@ class RunFolder:
             "python": sys.version.split()[0],
             "host": socket.gethostname(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "settings": self.settings,
         }
 
     def _resumable(self) -> dict:
@@ -468,6 +479,17 @@ class RunFolder:
             raise ResultsError(
                 f"cannot resume {self.partial}: it used --batch-size "
                 f"{manifest.get('batch_size')}; resume with the same"
+            )
+        then, now = manifest.get("settings"), self.settings
+        if then != now:
+            key = next(
+                (k for k in now or {} if not isinstance(then, dict) or then.get(k) != now[k]),
+                None,
+            )
+            what = f"another {key}" if key else "other settings"
+            raise ResultsError(
+                f"cannot resume {self.partial}: it was started with {what} (see its "
+                "manifest.json); repeat its command exactly or use --force to start over"
             )
         specs = [spec for arm in self.job.arms for spec in arm.bots]
         now = {"barbaron": __version__, "git_commit": _git_commit(), "code": code_hash()}

@@ -407,9 +407,16 @@ class Run:
 
     @classmethod
     def open(
-        cls, command: str, execution: Execution, arms: list[Arm], games: int, **job: object
+        cls,
+        command: str,
+        execution: Execution,
+        arms: list[Arm],
+        games: int,
+        settings: dict | None = None,
+        **job: object,
     ) -> Run:
-        """The run of ``arms`` with its results folder (or memory) ready; nothing played yet."""
+        """The run of ``arms`` with its results folder (or memory) ready; nothing played yet.
+        ``settings``: what else decides its results, checked on --resume (``RunFolder``)."""
         from barbaron.results import InMemory, ResultsError, RunFolder
 
         job = execution.job(arms, games, **job)
@@ -417,7 +424,12 @@ class Run:
             return cls(command, execution, job, InMemory(job))
         try:
             folder = RunFolder(
-                execution.out, job, command, force=execution.force, resume=execution.resume
+                execution.out,
+                job,
+                command,
+                force=execution.force,
+                resume=execution.resume,
+                settings=settings,
             )
         except ResultsError as e:
             raise UsageError(str(e)) from None

@@ -296,7 +296,7 @@ class _Study:
     def __init__(self, execution: Execution, job: Job, settings: dict, direction: str) -> None:
         import optuna
 
-        from barbaron.results import ResultsError, RunFolder, write_json
+        from barbaron.results import ResultsError, RunFolder
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)  # no line per study and trial
         self.execution, self.folder, self.storage = execution, None, None
@@ -309,30 +309,17 @@ class _Study:
             return
         try:
             folder = RunFolder(
-                execution.out, job, "tune", force=execution.force, resume=execution.resume
+                execution.out,
+                job,
+                "tune",
+                force=execution.force,
+                resume=execution.resume,
+                settings=settings,
             )
         except ResultsError as e:
             raise UsageError(str(e)) from None
         self.folder = folder
         try:
-            if execution.resume:
-                then = folder.manifest.get("tune")
-                if then != settings:
-                    what = next(
-                        (
-                            k
-                            for k in settings
-                            if not isinstance(then, dict) or then.get(k) != settings[k]
-                        ),
-                        "settings",
-                    )
-                    raise UsageError(
-                        f"cannot resume {folder.partial}: it was started with another {what} "
-                        "(see its manifest.json); repeat its command exactly or use --force"
-                    )
-            else:
-                folder.manifest["tune"] = settings
-                write_json(folder.partial / "manifest.json", folder.manifest)
             self.storage = optuna.storages.RDBStorage(f"sqlite:///{folder.partial / STUDY}")
             self.study = optuna.create_study(
                 study_name=STUDY_NAME,

@@ -141,6 +141,19 @@ def interrupted(tmp_path, capsys, argv, monkeypatch):
     return err
 
 
+def test_resume_refuses_other_sprt_bounds(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "c"
+    argv = ["compare", "hard", "hard", "--players", "2", "--max-games", "20000", "--quiet"]
+    bounds = ["--elo0", "-5", "--elo1", "5"]  # never decided: hard against itself
+    interrupted(tmp_path, capsys, [*argv, *bounds, "--out", out], monkeypatch)
+    for other in (["--elo0", "-5", "--elo1", "10"], []):
+        status, _, err = run(capsys, *argv, *other, "--out", out, "--resume")
+        assert status == 2 and one_line(err) and "it was started with " in err, err
+    assert run(capsys, *argv, *bounds, "--out", out, "--resume")[0] == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"] == {"elo0": -5.0, "elo1": 5.0}
+
+
 def test_resume_refuses_a_plugin_that_changed(tmp_path, capsys, monkeypatch):
     plugin = tmp_path / "mine.py"
     plugin.write_text(PLUGIN.format(cushion=100))
