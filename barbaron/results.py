@@ -353,6 +353,8 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
     """Refuse what is already at ``out`` and ``partial`` unless --force or --resume allows it
     (and never someone else's files)."""
     if out.exists() or out.is_symlink():
+        if resume and not force and not (partial.exists() or partial.is_symlink()):
+            raise ResultsError(f"{out} is complete: nothing to resume (--force plays it again)")
         if not force:
             raise ResultsError(f"{out} exists: choose another --out or add --force to replace it")
         why = foreign_content(out)

@@ -141,6 +141,13 @@ def interrupted(tmp_path, capsys, argv, monkeypatch):
     return err
 
 
+def test_resume_of_a_complete_run_says_there_is_nothing_to_resume(tmp_path, capsys):
+    out = tmp_path / "done"
+    assert run(capsys, *PLAY, "--out", out)[0] == 0
+    status, _, err = run(capsys, *PLAY, "--out", out, "--resume")
+    assert status == 2 and one_line(err) and "is complete: nothing to resume" in err, err
+
+
 def test_resume_refuses_other_sprt_bounds(tmp_path, capsys, monkeypatch):
     out = tmp_path / "c"
     argv = ["compare", "hard", "hard", "--players", "2", "--max-games", "20000", "--quiet"]
