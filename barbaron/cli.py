@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shows the traceback behind the line.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv or os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
+    debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
 
     def command() -> int:
@@ -77,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> int:
     """``command()``'s exit status, with every failure one line on stderr, as :func:`main`
-    says (the study scripts run this way too); a bug in barbaron itself is raised."""
+    says (the study scripts run this way too); a bug in barbaron itself is raised. ``debug``
+    (or ``BARBARON_DEBUG=1``) prints the traceback behind the line."""
+    debug = debug or os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:

@@ -39,13 +39,11 @@ def number(value: float | None) -> float:
 def script(main: Callable[[], int]) -> None:
     """Run a study's ``main`` as barbaron's own commands run: bad input is one line and exit 2,
     a failed run one line and exit 1 (``BARBARON_DEBUG=1`` shows the traceback)."""
-    import os
     import sys
 
     from barbaron.cli import with_one_line_failures
 
-    debug = os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
-    sys.exit(with_one_line_failures(main, debug))
+    sys.exit(with_one_line_failures(main))
 
 
 def count(text: str) -> int:
