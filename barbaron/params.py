@@ -1,6 +1,7 @@
 """Checks for bot parameters, shared by every bot so that one kind of value has one rule and one
-message; and :func:`whole`, :func:`flag` and :func:`listed`, which let the library take numpy's
-integers, bools and arrays wherever it takes Python's.
+message; :func:`whole`, :func:`flag` and :func:`listed`, which let the library take numpy's
+integers, bools and arrays wherever it takes Python's; and :func:`read_number` for numbers read
+back from a summary.json.
 
 Each function takes the parameter's name and value and returns the value in its checked form, or
 raises ``ValueError`` naming the parameter and the value given (``make_bot`` turns that into a
@@ -37,6 +38,12 @@ def flag(value: object) -> object:
     if numpy is not None and isinstance(value, numpy.bool_):
         return bool(value)
     return value
+
+
+def read_number(value: float | None) -> float:
+    """A number of a summary read back from summary.json, where null stands for one that is not
+    finite: None as nan."""
+    return math.nan if value is None else float(value)
 
 
 def _is_real(value: object) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,11 +28,6 @@ def run(
     else:
         print(f">>> reusing {out} (played earlier; --force plays it again)", flush=True)
     return json.loads((out / "summary.json").read_text())
-
-
-def number(value: float | None) -> float:
-    """A number of a summary.json: null (a number that is not finite) as nan."""
-    return math.nan if value is None else float(value)
 
 
 def script(main: Callable[[], int]) -> None:

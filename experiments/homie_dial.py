@@ -33,6 +33,7 @@ import pandas as pd
 from barbaron.bots.homie import Homie
 
 from barbaron import api
+from barbaron.params import read_number
 from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce
 from experiments import common
@@ -112,8 +113,8 @@ def curve(summary: dict, folder: Path, games: int) -> tuple[pd.DataFrame, object
             "bot": p["bot"],
             "games": games,
             "win_share": p["win_share"],
-            "win_share_ci_low": common.number(p["win_share_ci"][0]),
-            "win_share_ci_high": common.number(p["win_share_ci"][1]),
+            "win_share_ci_low": read_number(p["win_share_ci"][0]),
+            "win_share_ci_high": read_number(p["win_share_ci"][1]),
             "rating": fit.ratings[i],
             "rating_ci_low": fit.ci(i)[0],
             "rating_ci_high": fit.ci(i)[1],

@@ -55,12 +55,13 @@ import numpy as np
 import pandas as pd
 
 from barbaron import api
+from barbaron.params import read_number
 from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce, luce_shares
 from barbaron.tournament import design as tournament_design
 from experiments import common
-from experiments.common import ROOT, number, run
+from experiments.common import ROOT, run
 
 SEED = 4242
 Z = 1.959963984540054  # 95%
@@ -218,8 +219,8 @@ def luce_fit(folder: Path, summary: dict):
         deal_cross=u.T @ u,
         plays=np.full(len(lineups), float(rotations)),
     )
-    stated = {r["bot"]: number(r["rating"]) for r in summary["ratings"]}
-    se = {r["bot"]: number(r["rating_se"]) for r in summary["ratings"]}
+    stated = {r["bot"]: read_number(r["rating"]) for r in summary["ratings"]}
+    se = {r["bot"]: read_number(r["rating_se"]) for r in summary["ratings"]}
     finite = np.where(np.isfinite(fit.ratings), fit.ratings, np.nan)  # summary.json: null
     same = np.allclose(
         [stated[b] for b in pool], finite, rtol=0, atol=1e-4, equal_nan=True
@@ -296,7 +297,7 @@ def policies(args: argparse.Namespace) -> pd.DataFrame:
                     "upgrade": u,
                     **rating_columns(r),
                     "group": g,
-                    "hard_above": bool(number(r["rating_ci"][1]) < 0),
+                    "hard_above": bool(read_number(r["rating_ci"][1]) < 0),
                 }
             )
     return pd.DataFrame(rows).sort_values("rating", ascending=False, ignore_index=True)
@@ -555,8 +556,8 @@ def sweeps(args: argparse.Namespace) -> pd.DataFrame:
                     "param": param,
                     "value": p["value"],
                     "win_share": p["win_share"],
-                    "ci_low": common.number(p["win_share_ci"][0]),
-                    "ci_high": common.number(p["win_share_ci"][1]),
+                    "ci_low": read_number(p["win_share_ci"][0]),
+                    "ci_high": read_number(p["win_share_ci"][1]),
                     "games": s["games"],
                 }
             )

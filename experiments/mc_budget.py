@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from barbaron import api
+from barbaron.params import read_number
 from experiments import common
 from experiments.common import ROOT
 
@@ -62,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "rollouts": k,
                 "win_share": mc["win_share"],
-                "ci_low": common.number(mc["win_share_ci"][0]),
-                "ci_high": common.number(mc["win_share_ci"][1]),
+                "ci_low": read_number(mc["win_share_ci"][0]),
+                "ci_high": read_number(mc["win_share_ci"][1]),
                 "games_per_second_per_core": round(speed, 1),
                 "games": summary["games"],
             }

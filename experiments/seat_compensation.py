@@ -45,11 +45,12 @@ import numpy as np
 import pandas as pd
 
 from barbaron import api
+from barbaron.params import read_number
 from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.stats import zero_crossing
 from experiments import common
-from experiments.common import ROOT, number, run
+from experiments.common import ROOT, run
 
 SEED = 2026
 FULL_GRID = "0:200:25"
@@ -327,8 +328,8 @@ def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
             "seat_bonus": p["seat_bonus"],
             "seat": s["seat"],
             "win_share": s["win_share"],
-            "ci_low": common.number(s["win_share_ci"][0]),
-            "ci_high": common.number(s["win_share_ci"][1]),
+            "ci_low": read_number(s["win_share_ci"][0]),
+            "ci_high": read_number(s["win_share_ci"][1]),
             "balance_p": p["seat_balance"]["p_value"],
             "games": summary["games"],
         }
@@ -337,7 +338,7 @@ def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
     ]
     at_100 = next((p for p in points if p["seat_bonus"] == 100), None)
     needs = seat_needs(points, players)
-    even = number(summary["even"]["bonus"])
+    even = read_number(summary["even"]["bonus"])
     row = {
         "table": table.name,
         "label": table.label,
@@ -381,8 +382,8 @@ def solved_rows(table: Table, summary: dict, even: float, flat: dict) -> list[di
             "step": coins[s["seat"]] - coins[s["seat"] - 1] if s["seat"] else 0,
             "flat_even_coins": coins[0] + s["seat"] * even,
             "win_share": s["win_share"],
-            "ci_low": common.number(s["win_share_ci"][0]),
-            "ci_high": common.number(s["win_share_ci"][1]),
+            "ci_low": read_number(s["win_share_ci"][0]),
+            "ci_high": read_number(s["win_share_ci"][1]),
             "deviation_pp": s["deviation_pp"],
             "p_value": conf["p_value"],
             "largest_deviation_pp": conf["largest_deviation_pp"],

@@ -8,6 +8,7 @@ import math
 import os
 
 from barbaron.config import DEFAULT_BATCH_SIZE
+from barbaron.params import read_number
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -155,21 +156,16 @@ def run_options(args: argparse.Namespace) -> dict:
 
 
 # --- tables ----------------------------------------------------------------------------------
-def _number(value: float | None) -> float:
-    """A number of a summary; None (how summary.json writes one that is not finite) as nan."""
-    return math.nan if value is None else value
-
-
 def interval(ci: list[float | None]) -> str:
     """``[low, high]`` with four decimals."""
-    low, high = map(_number, ci)
+    low, high = map(read_number, ci)
     return f"[{low:.4f}, {high:.4f}]"
 
 
 def plus_minus(mean: float, ci: list[float | None]) -> str:
     """``mean ±half-width`` with four decimals."""
-    low, high = map(_number, ci)
-    return f"{_number(mean):.4f} ±{(high - low) / 2:.4f}"
+    low, high = map(read_number, ci)
+    return f"{read_number(mean):.4f} ±{(high - low) / 2:.4f}"
 
 
 def bot_table(arm: dict) -> str:
@@ -182,7 +178,7 @@ def bot_table(arm: dict) -> str:
     for b in arm["bots"]:
         lines.append(
             f"{b['bot']:<{width}} {b['seats']:>5} {b['games']:>10,} "
-            f"{_number(b['win_share']):>9.4f} {interval(b['win_share_ci']):>18} "
+            f"{read_number(b['win_share']):>9.4f} {interval(b['win_share_ci']):>18} "
             f"{b['mean_worth']:>10.1f} {b['worth_share']:>11.4f}"
         )
     return "\n".join(lines)
@@ -197,11 +193,11 @@ def seat_table(arm: dict) -> str:
     for s in arm["seats"]:
         start = rules.seat_start_coins(s["seat"])
         lines.append(
-            f"{s['seat']:<6} {start:>6} {_number(s['win_share']):>9.4f} "
+            f"{s['seat']:<6} {start:>6} {read_number(s['win_share']):>9.4f} "
             f"{interval(s['win_share_ci']):>18} {s['mean_worth']:>10.1f}"
         )
     bal = arm["seat_balance"]
-    if math.isnan(_number(bal["p_value"])):
+    if math.isnan(read_number(bal["p_value"])):
         lines.append("seat balance: not testable (too few deals, or no variation)")
     else:
         verdict = "seats balanced" if bal["balanced"] else "seats NOT balanced"
