@@ -9,4 +9,13 @@ MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most
 CHECK_GAMES = 2000  # distinct games `barbaron check` plays by default
 MAX_BATCH_SIZE = 1 << 20  # games per unit of work at the most (memory grows with it)
 SPRT_LOOK = 4096  # games per arm (whole deals) from one look of compare's SPRT to the next
+BACKENDS = ("local", "dask")  # where units are played: processes on this machine, a dask cluster
+OLD_BACKEND_NAMES = {"loky": "local"}  # names of earlier versions, still taken
+
+
+def backend_named(name: str) -> str:
+    """The backend a name given by a user means (an earlier version's name is still taken)."""
+    return OLD_BACKEND_NAMES.get(name, name)
+
+
 STUDY_FILE = "study.db"  # barbaron tune's optuna storage (SQLite) in its results folder

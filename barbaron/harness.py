@@ -17,6 +17,7 @@ import dataclasses
 import gc
 import logging
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.batch import play_batch
 from barbaron.config import (
+    BACKENDS,
     DEFAULT_BATCH_SIZE,
     MAX_BATCH_SIZE,
     MAX_GAMES,
@@ -73,7 +75,7 @@ class Job:
     rotate: bool = True
     batch_size: int = DEFAULT_BATCH_SIZE  # games per unit of work (rounded to whole deals)
     workers: int = 1
-    backend: str = "loky"  # "loky" (joblib processes) or "dask"
+    backend: str = "local"  # "local" (processes on this machine) or "dask"
     scheduler: str | None = None  # dask scheduler address
 
     def __post_init__(self) -> None:
@@ -100,8 +102,8 @@ class Job:
             )
         if not 1 <= self.workers <= MAX_WORKERS:
             raise ValueError(f"--workers must be from 1 to {MAX_WORKERS}, got {self.workers}")
-        if self.backend not in ("loky", "dask"):
-            raise ValueError(f"--backend must be loky or dask, got {self.backend!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"--backend must be local or dask, got {self.backend!r}")
         if self.backend == "dask" and not self.scheduler:
             raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
 
@@ -455,28 +457,14 @@ def run_units(
         for unit in units:
             yield own_task(job, unit, strategies)
         return
-    import warnings
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    from joblib.externals.loky import get_reusable_executor
-
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    # a worker killed while it held a lock makes loky's resource tracker warn at exit, on the
-    # terminal's stderr: the run already says in one line that a worker died
-    os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:" + _LOKY_TRACKER)
     parent = os.getpid()
-    _helpers_start_deaf_to_ctrl_c()
-    with warnings.catch_warnings():  # a resize waits for an earlier run's warm-up: fine
-        warnings.filterwarnings("ignore", "Trying to resize an executor", UserWarning)
-        executor = get_reusable_executor(
-            max_workers=helpers,
-            initializer=_watch_parent,
-            initargs=(parent,),
-            env={HELPER_MARK: "1"},
-        )
+    _load(job)  # before the helpers fork: they start with it all loaded
+    executor = _start_helpers(helpers, parent)
     # the helpers get units only once they have started (imports, compiled kernels): until
     # then this process plays on, so no unit waits for a process that is still starting
-    warming = [executor.submit(_in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
+    warming = [_submit(executor, _in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
@@ -489,7 +477,7 @@ def run_units(
                 if (unit := next(queue, None)) is None:
                     left = False
                 else:
-                    running[unit] = executor.submit(_in_worker, task, parent, job, unit)
+                    running[unit] = _submit(executor, _in_worker, task, parent, job, unit)
                     order.append(unit)
             while order and (order[0] in mine or running[order[0]].done()):
                 unit = order.popleft()
@@ -505,7 +493,7 @@ def run_units(
                 wait(waiting, timeout=INTERRUPT_CHECK_SECONDS, return_when=FIRST_COMPLETED)
                 interrupts.check()
             else:
-                return
+                break
     except BaseException:  # an early stop, a failure or an interrupt: keep what finished
         if leftovers is not None:
             leftovers.extend(mine.values())
@@ -516,79 +504,88 @@ def run_units(
             )
         _stop_helpers(executor)  # before going on: none may still write into the folder
         raise
+    executor.shutdown()
 
 
-HELPER_MARK = "BARBARON_HELPER"  # in the environment of barbaron's helper processes
+HELPER_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # set anew in a starting helper
 
 
-def _helpers_start_deaf_to_ctrl_c() -> None:
-    """Make barbaron's helper processes (those with ``HELPER_MARK`` in their environment)
-    start with SIGINT blocked, for their whole life, including those loky starts again later
-    (an idle helper ends after a while).
+def _start_helpers(helpers: int, parent: int):
+    """A pool of ``helpers`` processes for the units of one run.
 
-    A terminal's Ctrl-C reaches every process of the run, and a helper still importing would
-    print its own traceback. This process handles the interrupt and kills its helpers
-    (``_stop_helpers``), so the helpers need not hear it. A blocked signal stays blocked
-    across exec, and neither Python nor loky unblocks it; so SIGINT is blocked in the spawning
-    thread for the instant of loky's fork and exec, by wrapping the function loky looks up at
-    each spawn (once per process). A Ctrl-C in that instant is not lost: another thread of
-    this process takes it."""
-    import signal
+    On Linux they are forks of this process, started once it is ready to play (its modules,
+    bots and compiled kernels loaded): they play at once, where a fresh interpreter would
+    spend a second importing and loading kernels while this process plays alone (issue 9).
+    Elsewhere they are spawned (fork is unsafe on macOS). (multiprocessing flushes this
+    process's output before it forks, so no helper writes buffered lines again: tested.)"""
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
 
-    from joblib.externals.loky.backend import fork_exec as spawning
-
-    launch = spawning.fork_exec
-    if getattr(launch, "barbaron_helpers_deaf", False):
-        return
-
-    def deaf_launch(*args, **kwargs):
-        if HELPER_MARK not in (kwargs.get("env") or {}):
-            return launch(*args, **kwargs)
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            return launch(*args, **kwargs)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-    deaf_launch.barbaron_helpers_deaf = True
-    spawning.fork_exec = deaf_launch
+    method = "fork" if sys.platform == "linux" else "spawn"
+    return ProcessPoolExecutor(
+        helpers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_helper_starts,
+        initargs=(parent,),
+    )
 
 
-_LOKY_TRACKER = "joblib.externals.loky.backend.resource_tracker"
+def _submit(executor, *call) -> Future:
+    """``executor.submit(*call)`` with SIGINT and SIGTERM blocked for its instant: a helper
+    process starts within a submit (all at the first with fork, one per submit with spawn),
+    and a blocked signal stays blocked in the child until :func:`_helper_starts` has chosen
+    what it does there. A signal in that instant is not lost: another thread of this process
+    takes it."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, HELPER_SIGNALS)
+    try:
+        return executor.submit(*call)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _helper_starts(parent: int) -> None:
+    """A helper process's first act. A terminal's Ctrl-C reaches every process of the run:
+    this process handles it and kills its helpers (``_stop_helpers``), so a helper ignores it,
+    where a forked one would run this process's handler; SIGTERM ends a helper at once, as it
+    does any process. Then the helper watches its parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELPER_SIGNALS)
+    _watch_parent(parent)
+
+
 INTERRUPT_CHECK_SECONDS = 0.1  # how often a run waiting for its helpers looks for a Ctrl-C
 HELPERS_STOP_SECONDS = 10.0  # how long a stopping run waits for its killed helpers at most
-MANAGER_STOP_SECONDS = 1.0  # how long loky's manager thread gets to stop by itself
+MANAGER_STOP_SECONDS = 1.0  # how long the pool's manager thread gets to stop by itself
 
 
 def _stop_helpers(executor) -> None:
     """Kill the run's helper processes at once (a failure or an interrupt) and wait until they
     are gone.
 
-    loky's own ``shutdown(kill_workers=True)`` has its manager thread kill them and waits for
-    that thread; but a helper killed while it sends a result leaves half a message in the
+    A helper killed while it sends a result leaves half a message in the
     result pipe, whose writing end this process holds too, and the manager thread then waits
     for the rest for ever (seen once: a run interrupted during its first seconds hung). So the
     helpers are killed here; once they are gone the manager thread gets a second to stop, and
     only if it is still waiting is this process's writing end closed, so that the read ends
     (closing it while the thread closes it too printed the thread's traceback)."""
-    import signal
     import time
     from multiprocessing.connection import wait
 
     processes = list(getattr(executor, "_processes", {}).values())
     result_queue = getattr(executor, "_result_queue", None)
     manager = getattr(executor, "_executor_manager_thread", None)
-    for process in processes:  # (loky's processes have no kill())
+    for process in processes:
         with contextlib.suppress(OSError, ValueError):
-            if process.exitcode is None:
-                os.kill(process.pid, signal.SIGKILL)
+            process.kill()
     deadline = time.monotonic() + HELPERS_STOP_SECONDS
     alive = [p.sentinel for p in processes]
     while alive and (left := deadline - time.monotonic()) > 0:
         with contextlib.suppress(OSError, ValueError):
             gone = wait(alive, timeout=left)
             alive = [s for s in alive if s not in gone]
-    executor.shutdown(wait=False, kill_workers=True)
+    executor.shutdown(wait=False, cancel_futures=True)
     if manager is None:
         return
     manager.join(timeout=MANAGER_STOP_SECONDS)  # it closes the pipe itself when it stops
@@ -613,14 +610,19 @@ def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
         yield from parallel(delayed(task)(job, unit) for unit in units)
 
 
-def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:
-    """Get a helper process ready to play ``job``: its modules, bots and compiled kernels.
-
-    What it loaded is then frozen out of the garbage collector, as the command's own process
-    does before it exits (``cli.entry``): the helper's last collection, which the run waits
-    for at its end, no longer walks numba's objects."""
+def _load(job: Job) -> None:
+    """Load what playing ``job`` takes (modules, bots, compiled kernels): one game per arm."""
     for arm in job.arms:
         play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
+
+
+def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:
+    """Get a helper process ready to play ``job`` (:func:`_load`).
+
+    What it loaded is then frozen out of the garbage collector, as the command's own process
+    does before it exits (``cli.entry``): a spawned helper's last collection, which the run
+    waits for at its end, no longer walks numba's objects."""
+    _load(job)
     gc.freeze()
 
 

@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
+from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS, backend_named
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import flag
 
@@ -65,7 +65,7 @@ class Execution:
     resume: bool = False  # continue an interrupted run (OUT.partial)
     workers: int = 1  # parallel worker processes
     batch_size: int = DEFAULT_BATCH_SIZE  # games per unit of work
-    backend: str = "loky"  # loky (processes here) or dask (a cluster: needs scheduler)
+    backend: str = "local"  # local (processes here) or dask (a cluster: needs scheduler)
     scheduler: str | None = None  # dask scheduler address
     progress: bool = False  # a progress bar (and the SPRT's lines) on the terminal
 
@@ -83,6 +83,7 @@ class Execution:
         }
         for name, kind in kinds.items():
             object.__setattr__(self, name, checked(getattr(self, name), name, kind))
+        object.__setattr__(self, "backend", backend_named(self.backend))
         for name in ("start_coins", "seat_bonus"):  # None: the rules' default
             value = checked(getattr(self, name), name, "whole", optional=True)
             object.__setattr__(self, name, value)

@@ -252,6 +252,19 @@ def test_a_killed_worker_ends_the_run_in_one_line_and_resume_completes_it(tmp_pa
     )
 
 
+def test_helpers_never_write_the_callers_buffered_output_again():
+    """Helper processes are forks: a line the caller printed but had not flushed yet must not
+    come out once more from each of them."""
+    script = (
+        "from barbaron import api\n"
+        "print('before', end=' ')\n"
+        "api.play(['greedy', 'easy'], games=4000, batch_size=500, workers=2)\n"
+        "print('after')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "before after\n", done.stdout + done.stderr
+
+
 CLUSTER = """
 import sys, time, distributed
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import argparse
 import math
 import os
 
-from barbaron.config import DEFAULT_BATCH_SIZE
+from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, backend_named
 from barbaron.params import read_number
 
 
@@ -93,9 +93,11 @@ def add_run_options(
     )
     run.add_argument(
         "--backend",
-        choices=("loky", "dask"),
-        default="loky",
-        help="loky: processes on this machine (default); dask: a dask cluster",
+        type=backend_named,
+        choices=BACKENDS,
+        default="local",
+        help="local: processes on this machine (default; 'loky' is its old name); dask: a dask "
+        "cluster",
     )
     run.add_argument(
         "--scheduler",
