@@ -435,6 +435,7 @@ def run_units(
     leftovers: list[UnitResult] | None = None,
     count: int | None = None,
     own_task: Callable[..., UnitResult] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> Iterator[UnitResult]:
     """Run ``task(job, unit)`` (by default :func:`play_unit`) for ``units`` on the job's
     workers and yield the results in unit order as they finish.
@@ -445,15 +446,20 @@ def run_units(
     the run fails or is interrupted, the units that finished but could not be yielded yet (their
     turn had not come) are put in ``leftovers``, so that none of the work is lost (on an early
     stop too: the caller decides). ``count``: how many units there are, if known (no more
-    helpers are started than units).
+    helpers are started than units). ``on_start`` is called once the helper processes exist
+    (at once without any, or on dask): where to start a thread of this process (a background
+    import), which a fork would copy half-way, its locks held.
     """
+    on_start = on_start or (lambda: None)
     if job.backend == "dask":
+        on_start()
         yield from _on_dask(job, units, task)
         return
     helpers = min(job.workers, job.units if count is None else count) - 1
     strategies: dict[str, Strategy] = {}
     own_task = own_task or task
     if helpers <= 0:
+        on_start()
         for unit in units:
             yield own_task(job, unit, strategies)
         return
@@ -465,15 +471,17 @@ def run_units(
     # the helpers get units only once they have started (imports, compiled kernels): until
     # then this process plays on, so no unit waits for a process that is still starting
     warming = [_submit(executor, _in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
+    on_start()  # (with spawn, later helpers start later, but no spawned one copies a thread)
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
-    running: dict[int, Future] = {}  # units the helpers play
+    running: dict[int, Future] = {}  # units the helpers play or played (until yielded)
     mine: dict[int, UnitResult] = {}  # units this process played
     try:
         while True:
             ready = sum(f.done() for f in warming)
-            while left and len(running) < 2 * ready:
+            # two units ahead per helper, however many finished ones wait for their turn
+            while left and sum(not f.done() for f in running.values()) < 2 * ready:
                 if (unit := next(queue, None)) is None:
                     left = False
                 else:

@@ -32,16 +32,18 @@ def execute(
     *,
     quiet: bool = False,
     on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Play the job's units not yet in ``folder``, writing each as it finishes.
 
     ``on_unit`` sees every unit in order (those of an interrupted run first, replayed from
     their tallies) with the totals so far, and returns True to stop early; the games played
     are then deals 0..k of every arm. Ctrl-C and SIGTERM while it plays are raised at safe
-    points: between turn slots and units (``barbaron.interrupts``).
+    points: between turn slots and units (``barbaron.interrupts``). ``on_start``: see
+    :func:`~barbaron.harness.run_units`.
     """
     with interrupts.deferred():
-        return _play_units(job, folder, quiet, on_unit)
+        return _play_units(job, folder, quiet, on_unit, on_start)
 
 
 def _play_units(
@@ -49,6 +51,7 @@ def _play_units(
     folder: RunFolder | InMemory,
     quiet: bool,
     on_unit: Callable[[UnitResult, list[Totals]], bool] | None,
+    on_start: Callable[[], None] | None,
 ) -> RunOutcome:
     """:func:`execute`'s work."""
     totals = new_totals(job)
@@ -87,7 +90,13 @@ def _play_units(
     leftovers: list[UnitResult] = []
     left = 0 if stopped else job.units - len(finished)
     results = run_units(
-        job, todo, folder.unit_task(), leftovers, count=left, own_task=folder.own_task()
+        job,
+        todo,
+        folder.unit_task(),
+        leftovers,
+        count=left,
+        own_task=folder.own_task(),
+        on_start=on_start,
     )
     try:
         for result in _dead_workers_named(results, job, finished):

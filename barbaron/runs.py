@@ -458,10 +458,15 @@ class Run:
         from barbaron.run import execute
 
         quiet = not self.execution.progress
+        plots = getattr(self.sink, "partial", None) is not None  # a folder: plots at the end
         with interrupts.deferred():  # a Ctrl-C in the main thread's import would block this one's
-            if getattr(self.sink, "partial", None) is not None:  # a folder: plots at the end
-                _import_in_background("barbaron.plots")
-            self.outcome = execute(self.job, self.sink, quiet=quiet, on_unit=on_unit)
+            self.outcome = execute(
+                self.job,
+                self.sink,
+                quiet=quiet,
+                on_unit=on_unit,
+                on_start=(lambda: _import_in_background("barbaron.plots")) if plots else None,
+            )
 
     @property
     def totals(self) -> list[Totals]:

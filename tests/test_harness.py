@@ -617,6 +617,28 @@ def test_run_units_yields_every_unit_once_in_order(workers, units):
     ]
 
 
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_on_start_is_called_once_every_helper_exists(workers):
+    """A thread started then (the plots' background import) is never copied by a fork."""
+    import multiprocessing
+
+    job = Job(
+        arms=(Arm("play", ("easy", "easy"), Rules(players=2)),),
+        games=2 * 10 * 6,
+        seed=0,
+        batch_size=20,
+        workers=workers,
+    )
+    helpers = []
+    units = run_units(
+        job,
+        range(job.units),
+        unit_number,
+        on_start=lambda: helpers.append(len(multiprocessing.active_children())),
+    )
+    assert list(units) == list(range(job.units)) and helpers == [workers - 1]
+
+
 def test_a_stopping_rule_sees_the_units_of_a_resumed_run_in_order(tmp_path):
     job = SMALL_JOB
     interrupted_at(tmp_path / "r", SMALL_JOB, 4)

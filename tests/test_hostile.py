@@ -126,13 +126,13 @@ def interrupted(tmp_path, capsys, argv, monkeypatch):
 
     real = run_module.execute
 
-    def execute(job, folder, *, quiet=False, on_unit=None):
+    def execute(job, folder, *, on_unit=None, **options):
         def stop(result, totals):
             if result.unit == 2:
                 raise KeyboardInterrupt
             return False
 
-        return real(job, folder, quiet=quiet, on_unit=stop)
+        return real(job, folder, on_unit=stop, **options)
 
     monkeypatch.setattr(run_module, "execute", execute)
     status, _, err = run(capsys, *argv)

@@ -182,14 +182,14 @@ def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
 
     real = run_module.execute
 
-    def execute(job, folder, *, quiet=False, on_unit=None):
+    def execute(job, folder, *, on_unit=None, **options):
         def stop(result, totals):
             on_unit(result, totals)
             if result.unit == 2:
                 raise KeyboardInterrupt
             return False
 
-        return real(job, folder, quiet=quiet, on_unit=stop)
+        return real(job, folder, on_unit=stop, **options)
 
     out = tmp_path / "r"
     monkeypatch.setattr(run_module, "execute", execute)
