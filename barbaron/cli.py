@@ -84,6 +84,8 @@ def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> i
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
         return command()
+    except SystemExit:  # argparse's --help or its usage error: said already, and no failure
+        raise
     except BaseException as e:  # every failure becomes one line (or, for a bug, re-raised)
         status, line = _failure(e)
         if status is None:
@@ -106,17 +108,14 @@ def _interrupt(signum: int, frame: object) -> None:
 def _failure(e: BaseException) -> tuple[int | None, str]:
     """The exit status and the line for a failure; (None, '') for a bug in barbaron itself."""
     from barbaron.errors import RunFailed, RunInterrupted
-    from barbaron.registry import BotSpecError
-    from barbaron.scenario import ScenarioError
-    from barbaron.strategy import IllegalDecision, StrategyError
 
     if isinstance(e, BrokenPipeError):
         return 0, ""
-    if isinstance(e, UsageError | ScenarioError | BotSpecError):
+    if isinstance(e, UsageError) or _is(e, "scenario", "ScenarioError", "registry", "BotSpecError"):
         return 2, str(e)
-    if isinstance(e, IllegalDecision):  # a bot broke the strategy contract: a bug in that bot
+    if _is(e, "strategy", "IllegalDecision"):  # a bot broke the strategy contract: its bug
         return 2, f"illegal decision: {e}"
-    if isinstance(e, StrategyError):
+    if _is(e, "strategy", "StrategyError"):
         return 1, f"a strategy failed: {e}"
     if isinstance(e, RunFailed):
         return 1, str(e)
@@ -130,6 +129,18 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
         where = f"{e.filename}: " if e.filename else ""
         return 1, f"{where}{e.strerror or e}"
     return None, ""
+
+
+def _is(e: BaseException, *where: str) -> bool:
+    """Whether ``e`` is one of the classes named by (barbaron module, class) pairs in ``where``.
+    An exception of a class exists only once its module is loaded: a module not loaded is not
+    imported to tell (a usage error stays as light as ``--help``)."""
+    pairs = zip(where[::2], where[1::2], strict=True)
+    return any(
+        (module := sys.modules.get(f"barbaron.{name}")) is not None
+        and isinstance(e, getattr(module, cls))
+        for name, cls in pairs
+    )
 
 
 def entry() -> None:

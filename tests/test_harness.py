@@ -435,6 +435,7 @@ def test_sweep_and_report(tmp_path, capsys):
     (out / "sweep.png").unlink()
     status, stdout, _ = run(capsys, "report", out)
     assert status == 0 and (out / "sweep.png").exists()
+    assert "sweep run of 6,000 games (3 points of 2,000 games each)" in stdout
     status, _, err = run(capsys, "report", tmp_path / "nothing")
     assert status == 2 and "not a finished results folder" in err
 

@@ -127,3 +127,23 @@ def test_numba_starts_without_the_scipy_linalg_package_and_leaves_it_importable(
         assert square(np.ones((2, 2)))[0, 0] == 2.0
         """
     )
+
+
+def test_help_and_usage_errors_import_no_bot_and_no_numpy():
+    """``barbaron --help`` and argparse's usage errors end the command with SystemExit before
+    anything heavy is needed: nothing is imported to word them (a failure's line is)."""
+    run(
+        """
+        import contextlib, io, sys
+        from barbaron.cli import main
+        said = io.StringIO()
+        for argv in (['--help'], ['play', '--help'], ['play', '--bots']):
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                with contextlib.suppress(SystemExit):
+                    assert main(argv) == 2  # the usage error (--help exits 0 by SystemExit)
+        heavy = ('numpy', 'barbaron.scenario', 'barbaron.registry')
+        loaded = [m for m in heavy if m in sys.modules]
+        assert not loaded, loaded
+        assert 'usage:' in said.getvalue() and 'expected at least one argument' in said.getvalue()
+        """
+    )

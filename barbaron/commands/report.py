@@ -16,6 +16,7 @@ from barbaron.commands._shared import bot_table, seat_table
 from barbaron.errors import UsageError
 
 HELP = "(re)draw the PNG plots of a results folder"
+PER_POINT = {"sweep", "seats"}  # commands whose summary counts each point's games (not --solve)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         figures = module.figures(summary, [parquet] if parquet.exists() else [])
         tables = [bot_table(summary), seat_table(summary)] if command == "play" else []
-        games = f"{summary['games']:,}"
+        games = f"{summary['games']:,} games"
+        if command in PER_POINT and "points" in summary:  # summary["games"] is each point's
+            points = len(summary["points"])
+            games = f"{points * summary['games']:,} games ({points} points of {games} each)"
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         raise UsageError(
             f"{folder}/summary.json is not what barbaron {command} writes "
@@ -57,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     for table in tables:
         print(table)
     print(
-        f"({manifest.get('status')} {command} run of {games} games, "
+        f"({manifest.get('status')} {command} run of {games}, "
         f"finished {manifest.get('finished', '?')}; {time.strftime('%Y-%m-%d %H:%M')})"
     )
     return 0
