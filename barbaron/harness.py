@@ -20,6 +20,7 @@ import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,7 @@ from barbaron.config import (
     MAX_GAMES,
     MAX_INDEX,
     MAX_WORKERS,
+    backend_named,
 )
 from barbaron.errors import RunFailed
 from barbaron.registry import make_bot
@@ -102,6 +104,7 @@ class Job:
             )
         if not 1 <= self.workers <= MAX_WORKERS:
             raise ValueError(f"--workers must be from 1 to {MAX_WORKERS}, got {self.workers}")
+        object.__setattr__(self, "backend", backend_named(self.backend))
         if self.backend not in BACKENDS:
             raise ValueError(f"--backend must be local or dask, got {self.backend!r}")
         if self.backend == "dask" and not self.scheduler:
@@ -467,17 +470,18 @@ def run_units(
 
     parent = os.getpid()
     _load(job)  # before the helpers fork: they start with it all loaded
+    _background_done()  # nor does a fork copy a thread of this process half-way through
     executor = _start_helpers(helpers, parent)
-    # the helpers get units only once they have started (imports, compiled kernels): until
-    # then this process plays on, so no unit waits for a process that is still starting
-    warming = [_submit(executor, _in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
-    on_start()  # (with spawn, later helpers start later, but no spawned one copies a thread)
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
     running: dict[int, Future] = {}  # units the helpers play or played (until yielded)
     mine: dict[int, UnitResult] = {}  # units this process played
-    try:
+    try:  # (from the first fork on: a helper that started is stopped whatever fails)
+        # the helpers get units only once they are ready (at once when forked; a spawned one
+        # imports and loads the kernels): until then this process plays on
+        warming = [_submit(executor, _in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
+        on_start()  # (a spawned helper may start later, but it copies no thread)
         while True:
             ready = sum(f.done() for f in warming)
             # two units ahead per helper, however many finished ones wait for their turn
@@ -502,7 +506,7 @@ def run_units(
                 interrupts.check()
             else:
                 break
-    except BaseException:  # an early stop, a failure or an interrupt: keep what finished
+    except BaseException as error:  # an early stop, a failure or an interrupt: keep what finished
         if leftovers is not None:
             leftovers.extend(mine.values())
             leftovers.extend(
@@ -510,7 +514,10 @@ def run_units(
                 for f in running.values()
                 if f.done() and not f.cancelled() and f.exception() is None
             )
+        ended = _exit_codes(executor)  # before this process kills the others
         _stop_helpers(executor)  # before going on: none may still write into the folder
+        if isinstance(error, BrokenProcessPool):
+            raise BrokenProcessPool(f"{error} (exit codes {ended})") from error
         raise
     executor.shutdown()
 
@@ -537,6 +544,36 @@ def _start_helpers(helpers: int, parent: int):
         initializer=_helper_starts,
         initargs=(parent,),
     )
+
+
+def _exit_codes(executor) -> list[int]:
+    """The exit codes of the pool's helpers that have ended, but for the SIGTERM the pool itself
+    sends the others once one has died (a -9 hints at the system's out-of-memory killer)."""
+    processes = getattr(executor, "_processes", {}).values()
+    return sorted(
+        p.exitcode for p in processes if p.exitcode is not None and p.exitcode != -signal.SIGTERM
+    )
+
+
+_background: list = []  # threads of this process started by in_background, until joined
+
+
+def in_background(work: Callable[[], None], name: str) -> None:
+    """Run ``work()`` on a daemon thread of this process (an import the run needs later, while
+    the games play in kernels that let go of the GIL). :func:`run_units` waits for such threads
+    to end before it forks helpers: a fork copies a thread's locks, and a thread half-way
+    through an import holds the import's."""
+    import threading
+
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    _background.append(thread)
+
+
+def _background_done() -> None:
+    """Wait for the threads :func:`in_background` started (an interrupted run's may still run)."""
+    while _background:
+        _background.pop().join()
 
 
 def _submit(executor, *call) -> Future:
@@ -625,7 +662,8 @@ def _load(job: Job) -> None:
 
 
 def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:
-    """Get a helper process ready to play ``job`` (:func:`_load`).
+    """Get a helper process ready to play ``job`` (:func:`_load`; a forked one has it all
+    loaded already, and its one game per arm takes a few milliseconds).
 
     What it loaded is then frozen out of the garbage collector, as the command's own process
     does before it exits (``cli.entry``): a spawned helper's last collection, which the run

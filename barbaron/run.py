@@ -6,6 +6,7 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -14,6 +15,13 @@ from barbaron import interrupts
 from barbaron.errors import RunFailed
 from barbaron.harness import Job, Totals, UnitResult, new_totals, run_units
 from barbaron.results import InMemory, RunFolder
+
+
+class _Bar(tqdm):
+    """tqdm without its monitor thread (it refreshes a bar left alone for 10 s, and this one is
+    updated after every unit): so no thread of this process is copied when helpers fork."""
+
+    monitor_interval = 0
 
 
 @dataclass
@@ -75,7 +83,7 @@ def _play_units(
     finished = set(done)
     todo = (u for u in range(0 if stopped else job.units) if u not in finished)
     per_deal = job.rotations * len(job.arms)
-    bar = tqdm(
+    bar = _Bar(
         total=job.deals * per_deal,
         initial=sum(len(job.unit_deals(u)) for u in done) * per_deal,
         unit=" games",
@@ -125,17 +133,16 @@ def _dead_workers_named(
     results: Iterator[UnitResult], job: Job, finished: set[int]
 ) -> Iterator[UnitResult]:
     """The results in unit order; a worker process that dies becomes a RunFailed naming the
-    unit the run was waiting for (the first not finished after the last one received). (A
-    terminal's Ctrl-C cannot kill one: helpers start with it blocked, see ``harness``.)"""
+    unit the run was waiting for (the first not finished after the last one received), with
+    the exit codes ``harness.run_units`` found. (A terminal's Ctrl-C cannot kill one: helpers
+    ignore it, see ``harness``.)"""
     last = -1
     try:
         for result in results:
             last = result.unit
             yield result
-    except Exception as e:
-        if type(e).__name__ not in ("TerminatedWorkerError", "BrokenProcessPool"):
-            raise
-        codes = re.search(r"exit codes of the workers are (\{.*?\})", str(e))
+    except BrokenProcessPool as e:
+        codes = re.search(r"\(exit codes \[([-\d, ]+)\]\)", str(e))
         unit = next(u for u in range(last + 1, job.units) if u not in finished)
         deals = job.unit_deals(unit)
         raise RunFailed(

@@ -465,7 +465,7 @@ class Run:
                 self.sink,
                 quiet=quiet,
                 on_unit=on_unit,
-                on_start=(lambda: _import_in_background("barbaron.plots")) if plots else None,
+                on_start=_import_plots if plots else None,
             )
 
     @property
@@ -507,17 +507,18 @@ class Run:
         return result_type(out=out, **common)
 
 
-def _import_in_background(module: str) -> None:
-    """Import ``module`` on a background thread (matplotlib for the plots, while the games
-    play in kernels that let go of the GIL). A failure is left to the import when it is needed."""
+def _import_plots() -> None:
+    """Import the plots' modules (matplotlib) on a background thread while the games play; a
+    failure is left to the import when the plots are drawn."""
     import importlib
-    import threading
+
+    from barbaron.harness import in_background
 
     def load() -> None:
         with contextlib.suppress(Exception):
-            importlib.import_module(module)
+            importlib.import_module("barbaron.plots")
 
-    threading.Thread(target=load, name=f"barbaron-import-{module}", daemon=True).start()
+    in_background(load, "barbaron-import-plots")
 
 
 def raise_stopped(

@@ -618,18 +618,54 @@ def test_run_units_yields_every_unit_once_in_order(workers, units):
     ]
 
 
-@pytest.mark.parametrize("workers", [1, 2, 3])
-def test_on_start_is_called_once_every_helper_exists(workers):
-    """A thread started then (the plots' background import) is never copied by a fork."""
-    import multiprocessing
-
-    job = Job(
+def small_job(workers: int) -> Job:
+    return Job(
         arms=(Arm("play", ("easy", "easy"), Rules(players=2)),),
         games=2 * 10 * 6,
         seed=0,
         batch_size=20,
         workers=workers,
     )
+
+
+def test_a_failure_while_the_helpers_start_leaves_none_behind():
+    """Helpers are not daemons: one left running would keep the process from ever exiting."""
+    import multiprocessing
+
+    def cannot_start():
+        raise RuntimeError("can't start new thread")
+
+    with pytest.raises(RuntimeError, match="can't start"):
+        list(run_units(small_job(3), range(6), unit_number, on_start=cannot_start))
+    assert multiprocessing.active_children() == []
+
+
+def test_helpers_fork_only_once_background_work_has_ended():
+    """A fork copies a thread's locks: one half-way through an import would hold its lock."""
+    import threading
+    import time
+
+    from barbaron.harness import in_background
+
+    ended = threading.Event()
+    in_background(lambda: (time.sleep(0.3), ended.set()), "test-sleeper")
+    at_fork = []
+    units = run_units(
+        small_job(2), range(6), unit_number, on_start=lambda: at_fork.append(ended.is_set())
+    )
+    assert list(units) == list(range(6)) and at_fork == [True]
+
+
+def test_the_old_backend_name_is_still_taken():
+    assert Job(arms=small_job(1).arms, games=20, seed=0, backend="loky").backend == "local"
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_on_start_is_called_once_every_helper_exists(workers):
+    """A thread started then (the plots' background import) is never copied by a fork."""
+    import multiprocessing
+
+    job = small_job(workers)
     helpers = []
     units = run_units(
         job,

@@ -243,7 +243,7 @@ def test_a_killed_worker_ends_the_run_in_one_line_and_resume_completes_it(tmp_pa
     status = dying.wait(timeout=60)
     err = dying.stderr.read()
     assert status == 1 and one_line(err), err
-    assert "a worker process died" in err and "--resume" in err and "unit" in err
+    assert "a worker process died (exit codes -9)" in err and "--resume" in err and "unit" in err
     assert time.monotonic() - started < 60
     resumed = cli(*argv, "--out", tmp_path / "k", "--resume")
     assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
