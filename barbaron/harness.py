@@ -18,6 +18,7 @@ import gc
 import logging
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -519,10 +520,14 @@ def run_units(
         if isinstance(error, BrokenProcessPool):
             raise BrokenProcessPool(f"{error} (exit codes {ended})") from error
         raise
-    executor.shutdown()
+    _end_helpers(executor, helpers)
 
 
 HELPER_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # set anew in a starting helper
+
+
+START_METHOD = "fork" if sys.platform == "linux" else "spawn"  # how helper processes start
+_kept: list = []  # spawned helpers kept for this process's next run: (pid, helpers, pool)
 
 
 def _start_helpers(helpers: int, parent: int):
@@ -531,19 +536,32 @@ def _start_helpers(helpers: int, parent: int):
     On Linux they are forks of this process, started once it is ready to play (its modules,
     bots and compiled kernels loaded): they play at once, where a fresh interpreter would
     spend a second importing and loading kernels while this process plays alone (issue 9).
-    Elsewhere they are spawned (fork is unsafe on macOS). (multiprocessing flushes this
-    process's output before it forks, so no helper writes buffered lines again: tested.)"""
+    (multiprocessing flushes this process's output before it forks, so no helper writes
+    buffered lines again: tested.) Elsewhere they are spawned (fork is unsafe on macOS): those
+    take that second to start, so a run that ends well keeps them for the process's next run
+    (:func:`_end_helpers`), as ``tune``'s trials or a sweep's points follow one another."""
     import multiprocessing
-    import sys
     from concurrent.futures import ProcessPoolExecutor
 
-    method = "fork" if sys.platform == "linux" else "spawn"
+    if _kept:
+        pid, size, pool = _kept.pop()
+        if pid == parent and size == helpers and not pool._broken:
+            return pool
+        pool.shutdown(wait=False, cancel_futures=True)
     return ProcessPoolExecutor(
         helpers,
-        mp_context=multiprocessing.get_context(method),
+        mp_context=multiprocessing.get_context(START_METHOD),
         initializer=_helper_starts,
         initargs=(parent,),
     )
+
+
+def _end_helpers(executor, helpers: int) -> None:
+    """The end of a run that went well: forked helpers end with it; spawned ones are kept."""
+    if START_METHOD == "fork":
+        executor.shutdown()
+    else:
+        _kept.append((os.getpid(), helpers, executor))
 
 
 def _exit_codes(executor) -> list[int]:

@@ -3,6 +3,7 @@ workers, batch sizes and backends, resume, results folders, and bad input."""
 
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -593,6 +594,14 @@ def test_compare_rounds_its_maximum_to_whole_deals(tmp_path, capsys):
     assert json.loads((tmp_path / "c" / "summary.json").read_text())["games"] == 999
 
 
+def slow_unit_and_pid(job, unit, strategies=None):
+    """A stand-in for playing a unit slowly: (unit, the process that played it)."""
+    import time as clock
+
+    clock.sleep(0.1)
+    return unit, os.getpid()
+
+
 def unit_number(job, unit, strategies=None):
     """A stand-in for playing a unit: its number, slowly for some units, in any process."""
     import time as clock
@@ -654,6 +663,35 @@ def test_helpers_fork_only_once_background_work_has_ended():
         small_job(2), range(6), unit_number, on_start=lambda: at_fork.append(ended.is_set())
     )
     assert list(units) == list(range(6)) and at_fork == [True]
+
+
+def test_spawned_helpers_play_the_same_games_and_are_kept_for_the_next_run(monkeypatch):
+    """The start method of macOS and Windows, here on Linux: the same tallies as one worker,
+    and the second run reuses the first one's helper (a spawned one takes a second to start)."""
+    import multiprocessing
+
+    from barbaron import harness
+
+    def shares(workers: int) -> list:
+        job = small_job(workers)
+        units = run_units(job, range(job.units))
+        return [r.tallies[0].position_share.tolist() for r in units]
+
+    def players(units: int) -> set[int]:
+        job = Job(arms=small_job(2).arms, games=20 * units, seed=0, batch_size=20, workers=2)
+        return {pid for _, pid in run_units(job, range(units), slow_unit_and_pid)}
+
+    one = shares(1)
+    monkeypatch.setattr(harness, "START_METHOD", "spawn")
+    try:
+        assert shares(2) == one
+        helper = [p.pid for p in multiprocessing.active_children()]
+        assert len(helper) == 1 and shares(2) == one
+        assert players(8) == {os.getpid(), *helper}  # the kept helper, ready at once, played
+    finally:
+        for _, _, pool in harness._kept:
+            pool.shutdown()
+        harness._kept.clear()
 
 
 def test_the_old_backend_name_is_still_taken():
