@@ -394,12 +394,7 @@ def _dask_backend(job: Job) -> Iterator[None]:
         ) from None
     import joblib
 
-    try:
-        client = Client(job.scheduler, timeout="10s")
-    except Exception as e:  # the scheduler is unreachable or refuses
-        raise RuntimeError(
-            f"cannot reach the dask scheduler at {job.scheduler}: {type(e).__name__}: {e}"
-        ) from None
+    client = _dask_client(Client, job.scheduler)
     from concurrent.futures import CancelledError
 
     from distributed.comm.core import CommClosedError
@@ -413,6 +408,38 @@ def _dask_backend(job: Job) -> Iterator[None]:
             raise RunFailed(f"lost the dask scheduler at {job.scheduler}: {reason}") from e
         finally:
             client.close()
+
+
+SCHEDULER_ANSWER_SECONDS = 20.0  # how long a dask scheduler gets to answer at the most
+
+
+def _dask_client(client_class, address: str):
+    """A dask client of the scheduler at ``address``, or a RuntimeError saying why not.
+
+    distributed's own timeout covers the connection, not the handshake after it: a port that
+    accepts and then never answers as a dask scheduler (a web server, say) held the run for
+    ever. So the client is made on a daemon thread that gets ``SCHEDULER_ANSWER_SECONDS``."""
+    import threading
+
+    made: dict = {}
+
+    def connect() -> None:
+        try:
+            made["client"] = client_class(address, timeout=f"{SCHEDULER_ANSWER_SECONDS / 2}s")
+        except Exception as e:  # the scheduler is unreachable or refuses
+            made["error"] = f"{type(e).__name__}: {e}"
+
+    thread = threading.Thread(target=connect, name="barbaron-dask-connect", daemon=True)
+    thread.start()
+    thread.join(SCHEDULER_ANSWER_SECONDS)
+    if thread.is_alive():
+        made["error"] = (
+            f"no dask scheduler answered within {SCHEDULER_ANSWER_SECONDS:g} s (is it a dask "
+            "scheduler's address, tcp://HOST:8786?)"
+        )
+    if "error" in made:
+        raise RuntimeError(f"cannot reach the dask scheduler at {address}: {made['error']}")
+    return made["client"]
 
 
 @contextlib.contextmanager

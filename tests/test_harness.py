@@ -282,6 +282,23 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argv,
     assert not out.exists() and not (tmp_path / "out.partial").exists()
 
 
+def test_a_port_that_never_answers_as_a_dask_scheduler_is_one_line(tmp_path, capsys, monkeypatch):
+    """It accepts the connection and says nothing (a web server waiting for a request): the
+    run ends in one line instead of waiting for ever."""
+    import socket
+
+    from barbaron import harness
+
+    pytest.importorskip("distributed")  # the [dev] and [dask] extras install it
+    monkeypatch.setattr(harness, "SCHEDULER_ANSWER_SECONDS", 2.0)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        argv = ["--bots", "hard", "normal", "--backend", "dask", "--scheduler", address]
+        status, _, err = run(capsys, "play", *argv, "--out", tmp_path / "out", "--quiet")
+    assert status == 2 and len(err.splitlines()) == 1, err
+    assert f"cannot reach the dask scheduler at {address}: no dask scheduler answered" in err
+
+
 def test_an_existing_out_is_refused_unless_force(played, capsys):
     status, _, err = run(capsys, "play", "--bots", *LINEUP, "--out", played, "--quiet")
     assert status == 2 and "exists" in err and "--force" in err
