@@ -554,7 +554,7 @@ HELPER_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # set anew in a sta
 
 
 START_METHOD = "fork" if sys.platform == "linux" else "spawn"  # how helper processes start
-_kept: list = []  # spawned helpers kept for this process's next run: (pid, helpers, pool)
+_kept: list = []  # spawned helpers kept for this process's next run: (their setting, pool)
 
 
 def _start_helpers(helpers: int, parent: int):
@@ -566,13 +566,15 @@ def _start_helpers(helpers: int, parent: int):
     (multiprocessing flushes this process's output before it forks, so no helper writes
     buffered lines again: tested.) Elsewhere they are spawned (fork is unsafe on macOS): those
     take that second to start, so a run that ends well keeps them for the process's next run
-    (:func:`_end_helpers`), as ``tune``'s trials or a sweep's points follow one another."""
+    (:func:`_end_helpers`), as ``tune``'s trials or a sweep's points follow one another, if
+    it needs as many, all still alive, in the same setting (:func:`_helper_setting`)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     if _kept:
-        pid, size, pool = _kept.pop()
-        if pid == parent and size == helpers and not pool._broken:
+        setting, pool = _kept.pop()
+        alive = all(p.is_alive() for p in pool._processes.values())
+        if setting == _helper_setting(helpers) and alive and not pool._broken:
             return pool
         pool.shutdown(wait=False, cancel_futures=True)
     return ProcessPoolExecutor(
@@ -588,7 +590,16 @@ def _end_helpers(executor, helpers: int) -> None:
     if START_METHOD == "fork":
         executor.shutdown()
     else:
-        _kept.append((os.getpid(), helpers, executor))
+        _kept.append((_helper_setting(helpers), executor))
+
+
+def _helper_setting(helpers: int) -> tuple:
+    """What spawned helpers took from this process when they started and a later run must
+    find unchanged to use them: their number, this process, its folder and import path (a
+    plugin given by a relative path or as package.module), and the registry's scans."""
+    from barbaron import registry
+
+    return helpers, os.getpid(), os.getcwd(), tuple(sys.path), registry.resets()
 
 
 def _exit_codes(executor) -> list[int]:
@@ -618,7 +629,8 @@ def in_background(work: Callable[[], None], name: str) -> None:
 def _background_done() -> None:
     """Wait for the threads :func:`in_background` started (an interrupted run's may still run)."""
     while _background:
-        _background.pop().join()
+        _background[-1].join()  # (a Ctrl-C in the join leaves it listed, to be waited for)
+        _background.pop()
 
 
 def _submit(executor, *call) -> Future:

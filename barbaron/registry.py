@@ -97,6 +97,7 @@ _plugins: dict[str, type] = {}  # loaded from entry points
 _unusable: dict[str, str] = {}  # name -> why it cannot be used (a broken entry point, a clash)
 _scan_problem: list[str] = []  # why the entry points could not be read, if they could not
 _loaded = False
+_resets = 0  # calls of reset() so far
 _lock = threading.RLock()
 
 
@@ -197,12 +198,19 @@ def _load() -> None:
 def reset() -> None:
     """Forget the entry points found so far; the next lookup looks for them again (for tests,
     or after installing a plugin package in a running process)."""
-    global _loaded
+    global _loaded, _resets
     with _lock:
+        _resets += 1
         _plugins.clear()
         _unusable.clear()
         _scan_problem.clear()
         _loaded = False
+
+
+def resets() -> int:
+    """How many times :func:`reset` was called in this process (helpers started before the
+    last one have not looked again)."""
+    return _resets
 
 
 def bot_entries() -> dict[str, BotEntry]:

@@ -682,12 +682,17 @@ def test_helpers_fork_only_once_background_work_has_ended():
     assert list(units) == list(range(6)) and at_fork == [True]
 
 
-def test_spawned_helpers_play_the_same_games_and_are_kept_for_the_next_run(monkeypatch):
+def test_spawned_helpers_play_the_same_games_and_are_kept_for_the_next_run(monkeypatch, tmp_path):
     """The start method of macOS and Windows, here on Linux: the same tallies as one worker,
-    and the second run reuses the first one's helper (a spawned one takes a second to start)."""
+    and the second run reuses the first one's helper (a spawned one takes a second to start),
+    but not once this process has changed folder (a relative plugin path would name another
+    file) or the helper has died."""
     import multiprocessing
 
     from barbaron import harness
+
+    def kept() -> list:
+        return [p for _, pool in harness._kept for p in pool._processes.values()]
 
     def shares(workers: int) -> list:
         job = small_job(workers)
@@ -705,8 +710,14 @@ def test_spawned_helpers_play_the_same_games_and_are_kept_for_the_next_run(monke
         helper = [p.pid for p in multiprocessing.active_children()]
         assert len(helper) == 1 and shares(2) == one
         assert players(8) == {os.getpid(), *helper}  # the kept helper, ready at once, played
+        monkeypatch.chdir(tmp_path)
+        assert shares(2) == one and [p.pid for p in kept()] not in ([], helper)
+        (dead,) = kept()
+        dead.kill()
+        dead.join()
+        assert shares(2) == one and [p.pid for p in kept()] not in ([], [dead.pid])
     finally:
-        for _, _, pool in harness._kept:
+        for _, pool in harness._kept:
             pool.shutdown()
         harness._kept.clear()
 
