@@ -545,9 +545,17 @@ def run_units(
         ended = _exit_codes(executor)  # before this process kills the others
         _stop_helpers(executor)  # before going on: none may still write into the folder
         if isinstance(error, BrokenProcessPool):
-            raise BrokenProcessPool(f"{error} (exit codes {ended})") from error
+            raise HelperDied(str(error), ended) from error
         raise
     _end_helpers(executor, helpers)
+
+
+class HelperDied(BrokenProcessPool):
+    """A helper process ended abruptly, with the ``exit_codes`` of :func:`_exit_codes`."""
+
+    def __init__(self, message: str, exit_codes: list[int]) -> None:
+        super().__init__(message)
+        self.exit_codes = exit_codes
 
 
 HELPER_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # set anew in a starting helper

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
@@ -142,10 +141,10 @@ def _dead_workers_named(
             last = result.unit
             yield result
     except BrokenProcessPool as e:
-        codes = re.search(r"\(exit codes \[([-\d, ]+)\]\)", str(e))
+        codes = ", ".join(map(str, getattr(e, "exit_codes", [])))
         unit = next(u for u in range(last + 1, job.units) if u not in finished)
         deals = job.unit_deals(unit)
         raise RunFailed(
-            f"a worker process died{f' (exit codes {codes.group(1)})' if codes else ''} "
+            f"a worker process died{f' (exit codes {codes})' if codes else ''} "
             f"while unit {unit} (deals {deals[0]}..{deals[-1]}) or a later one was played"
         ) from None
