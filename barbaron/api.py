@@ -206,7 +206,7 @@ def compare(
             f"got {max_games}"
         )
     scale = 2 * SHARE_SCALE * rotations  # score = 1/2 + (new - base) / 2 per deal
-    paired = {"sum": 0, "sq": 0, "deals": 0}
+    paired = {"sum": 0, "sq": 0, "deals": 0, "differing": 0}
     trace: list[dict] = []
 
     def score() -> Estimate:
@@ -219,6 +219,7 @@ def compare(
         paired["sum"] += int(v.sum())
         paired["sq"] += int((v * v).sum())
         paired["deals"] += len(v)
+        paired["differing"] += int((new_share != base_share).sum())
         if sprt is None:
             return False
         llr = sprt.llr(score())
@@ -231,7 +232,7 @@ def compare(
             tqdm.write(
                 f"  {played:>10,} games per arm: LLR {llr:+.3f} (bounds {lower:+.3f}, {upper:+.3f})"
             )
-        return bool(sprt.decision(llr))
+        return bool(sprt.decision(llr, paired["differing"]))
 
     settings = None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1}
     with Run.open("compare", execution, arms, games, settings) as run:
@@ -253,6 +254,7 @@ def compare(
                 "win_share": diff.mean,
                 "win_share_ci": list(diff.ci),
                 "deals": diff.deals,
+                "differing_deals": paired["differing"],
             },
         }
         if sprt is not None:
@@ -264,7 +266,7 @@ def compare(
                 "beta": sprt.beta,
                 "bounds": list(sprt.bounds),
                 "llr": llr,
-                "decision": sprt.decision(llr) or None,
+                "decision": sprt.decision(llr, paired["differing"]) or None,
                 "trace": trace,
             }
         table = [{"arm": arm["label"], **bot} for arm in arms_summary for bot in arm["bots"]]

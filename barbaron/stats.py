@@ -15,6 +15,7 @@ import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MIN_ELO_GAP = 0.5  # the SPRT's elo1 - elo0 at the least
+MIN_DIFFERING_DEALS = 30  # the SPRT decides only once this many deals' paired scores differ
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,14 @@ class Sprt:
         var = score.se**2 * score.deals
         return (s1 - s0) * (2 * score.mean - s0 - s1) / (2 * var) * score.deals
 
-    def decision(self, llr: float) -> str:
-        """'H1' (stronger), 'H0' (not stronger by elo1) or '' (keep going)."""
+    def decision(self, llr: float, differing: int) -> str:
+        """'H1' (stronger), 'H0' (not stronger by elo1) or '' (keep going). ``differing``: the
+        deals so far where the two sides' scores differ. Two near-identical bots differ in a
+        few deals: the normal approximation of a mean of mostly zeros, its variance estimated
+        from a handful of non-zeros, would stop on noise (3 differing deals of 3,072 once
+        "accepted" elo1), so there is no answer before :data:`MIN_DIFFERING_DEALS`."""
+        if differing < MIN_DIFFERING_DEALS:
+            return ""
         lower, upper = self.bounds
         return "H1" if llr >= upper else "H0" if llr <= lower else ""
 

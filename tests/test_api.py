@@ -65,6 +65,21 @@ def test_compare_sprt_stops_early_when_the_answer_is_clear():
     assert played == [SPRT_LOOK * (i + 1) for i in range(len(played))]  # its looks, fixed
 
 
+def test_the_sprt_waits_for_enough_deals_that_differ():
+    """Two nearly identical bots differ in a few deals (margin -151 against -150: 26 of 10,000
+    here); their plug-in variance put the LLR beyond a bound at the first look all the same."""
+    from barbaron.stats import MIN_DIFFERING_DEALS, Sprt
+
+    ask = {"field": ["greedy"], "elo0": -2, "elo1": 2, "max_games": 8192, "seed": 0}
+    result = api.compare("hard:margin=-151", "hard", **ask)
+    lower, upper = result.sprt["bounds"]
+    assert not lower < result.sprt["trace"][0]["llr"] < upper  # the old rule stopped here
+    assert result.sprt["decision"] is None and result.games_total == 2 * 8192
+    assert 0 < result.difference["differing_deals"] < MIN_DIFFERING_DEALS
+    assert Sprt(0, 10).decision(10.0, MIN_DIFFERING_DEALS - 1) == ""
+    assert Sprt(0, 10).decision(10.0, MIN_DIFFERING_DEALS) == "H1"
+
+
 def test_where_the_sprt_stops_depends_on_nothing_but_the_games():
     """Its looks are its units (SPRT_LOOK games), whatever the workers; --batch-size would
     move them, so it is refused."""

@@ -43,6 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_options(parser)
 
 
+def few_differ(differing: int) -> str:
+    """Why the SPRT may not have decided: too few deals came out differently."""
+    from barbaron.stats import MIN_DIFFERING_DEALS
+
+    if differing >= MIN_DIFFERING_DEALS:
+        return ""
+    return f" (only {differing} deals came out differently; it needs {MIN_DIFFERING_DEALS})"
+
+
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
@@ -75,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         verdict = {
             "H1": f"NEW is stronger (accepts elo1 = {sprt['elo1']})",
             "H0": f"NEW is not stronger by elo1 (accepts elo0 = {sprt['elo0']})",
-            None: "no decision within --max-games",
+            None: "no decision within --max-games" + few_differ(diff["differing_deals"]),
         }[sprt["decision"]]
         lower, upper = sprt["bounds"]
         print(f"SPRT: LLR {sprt['llr']:+.3f}, bounds {lower:+.3f} / {upper:+.3f}: {verdict}")
