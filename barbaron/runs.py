@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS, backend_named
+from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import flag
 
@@ -83,7 +83,6 @@ class Execution:
         }
         for name, kind in kinds.items():
             object.__setattr__(self, name, checked(getattr(self, name), name, kind))
-        object.__setattr__(self, "backend", backend_named(self.backend))
         for name in ("start_coins", "seat_bonus"):  # None: the rules' default
             value = checked(getattr(self, name), name, "whole", optional=True)
             object.__setattr__(self, name, value)
