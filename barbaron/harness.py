@@ -499,19 +499,20 @@ def run_units(
     parent = os.getpid()
     _load(job)  # before the helpers fork: they start with it all loaded
     _background_done()  # nor does a fork copy a thread of this process half-way through
-    executor = _start_helpers(helpers, parent)
+    executor, warm = _start_helpers(helpers, parent)
     queue = iter(units)
     left = True  # units remain in the queue
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
     running: dict[int, Future] = {}  # units the helpers play or played (until yielded)
     mine: dict[int, UnitResult] = {}  # units this process played
     try:  # (from the first fork on: a helper that started is stopped whatever fails)
-        # the helpers get units only once they are ready (at once when forked; a spawned one
-        # imports and loads the kernels): until then this process plays on
+        # the helpers get units once they are ready: forked or kept ones at once (queued behind
+        # a warm-up of milliseconds); a newly spawned one imports and loads the kernels first,
+        # and until then this process plays on
         warming = [_submit(executor, _in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
         on_start()  # (a spawned helper may start later, but it copies no thread)
         while True:
-            ready = sum(f.done() for f in warming)
+            ready = helpers if warm else sum(f.done() for f in warming)
             # two units ahead per helper, however many finished ones wait for their turn
             while left and sum(not f.done() for f in running.values()) < 2 * ready:
                 if (unit := next(queue, None)) is None:
@@ -565,8 +566,9 @@ START_METHOD = "fork" if sys.platform == "linux" else "spawn"  # how helper proc
 _kept: list = []  # spawned helpers kept for this process's next run: (their setting, pool)
 
 
-def _start_helpers(helpers: int, parent: int):
-    """A pool of ``helpers`` processes for the units of one run.
+def _start_helpers(helpers: int, parent: int) -> tuple:
+    """A pool of ``helpers`` processes for the units of one run, and whether they are ready to
+    play at once (forked, or kept from an earlier run).
 
     On Linux they are forks of this process, started once it is ready to play (its modules,
     bots and compiled kernels loaded): they play at once, where a fresh interpreter would
@@ -583,14 +585,15 @@ def _start_helpers(helpers: int, parent: int):
         setting, pool = _kept.pop()
         alive = all(p.is_alive() for p in pool._processes.values())
         if setting == _helper_setting(helpers) and alive and not pool._broken:
-            return pool
+            return pool, True
         pool.shutdown(wait=False, cancel_futures=True)
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         helpers,
         mp_context=multiprocessing.get_context(START_METHOD),
         initializer=_helper_starts,
         initargs=(parent,),
     )
+    return pool, START_METHOD == "fork"
 
 
 def _end_helpers(executor, helpers: int) -> None:

@@ -619,6 +619,29 @@ def slow_unit_and_pid(job, unit, strategies=None):
     return unit, os.getpid()
 
 
+def timed_unit(job, unit, strategies=None, *, seconds=0.0):
+    """A stand-in for playing a unit: (the process that played it, when it began and ended)."""
+    import time as clock
+
+    began = clock.monotonic()
+    clock.sleep(seconds)
+    return os.getpid(), began, clock.monotonic()
+
+
+def test_forked_helpers_play_while_this_process_plays_its_first_unit():
+    """A forked helper is ready at once: its first units are handed over before this process
+    starts its own, not once that one is done (then a slow first unit, say with an import
+    running beside it, left the helper idle)."""
+    import functools
+
+    job = Job(arms=small_job(2).arms, games=20 * 6, seed=0, batch_size=20, workers=2)
+    slow = functools.partial(timed_unit, seconds=0.5)
+    played = list(run_units(job, range(6), timed_unit, own_task=slow))
+    mine = [(began, ended) for pid, began, ended in played if pid == os.getpid()]
+    helper_began = min(began for pid, began, _ in played if pid != os.getpid())
+    assert helper_began < mine[0][1]
+
+
 def unit_number(job, unit, strategies=None):
     """A stand-in for playing a unit: its number, slowly for some units, in any process."""
     import time as clock
