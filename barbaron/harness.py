@@ -505,12 +505,12 @@ def run_units(
     order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
     running: dict[int, Future] = {}  # units the helpers play or played (until yielded)
     mine: dict[int, UnitResult] = {}  # units this process played
+    started = False  # on_start called
     try:  # (from the first fork on: a helper that started is stopped whatever fails)
         # the helpers get units once they are ready: forked or kept ones at once (queued behind
         # a warm-up of milliseconds); a newly spawned one imports and loads the kernels first,
         # and until then this process plays on
         warming = [_submit(executor, _in_worker, _warm_up, parent, job, 0) for _ in range(helpers)]
-        on_start()  # (a spawned helper may start later, but it copies no thread)
         while True:
             ready = helpers if warm else sum(f.done() for f in warming)
             # two units ahead per helper, however many finished ones wait for their turn
@@ -520,18 +520,24 @@ def run_units(
                 else:
                     running[unit] = _submit(executor, _in_worker, task, parent, job, unit)
                     order.append(unit)
+            if not started:  # once the helpers have their first units
+                on_start()  # (a spawned helper may start later, but it copies no thread)
+                started = True
             while order and (order[0] in mine or running[order[0]].done()):
                 unit = order.popleft()
                 yield mine.pop(unit) if unit in mine else running.pop(unit).result()
-            if left:
+            if left and not _background_busy():
                 if (unit := next(queue, None)) is None:
                     left = False
                 else:
                     order.append(unit)  # play it here while the helpers play theirs
                     mine[unit] = own_task(job, unit, strategies)
-            elif order:  # all taken: wait for the helpers' next unit, hearing Ctrl-C
+            elif left or order:  # wait for the helpers' next unit, hearing Ctrl-C
+                # (all taken, or the background import runs: a unit played beside it takes it
+                # several times as long, and the helpers' queue ran dry meanwhile)
                 waiting = [running[u] for u in order if u in running]
-                wait(waiting, timeout=INTERRUPT_CHECK_SECONDS, return_when=FIRST_COMPLETED)
+                timeout = BACKGROUND_CHECK_SECONDS if left else INTERRUPT_CHECK_SECONDS
+                wait(waiting, timeout=timeout, return_when=FIRST_COMPLETED)
                 interrupts.check()
             else:
                 break
@@ -637,6 +643,11 @@ def in_background(work: Callable[[], None], name: str) -> None:
     _background.append(thread)
 
 
+def _background_busy() -> bool:
+    """Whether a thread :func:`in_background` started is still running."""
+    return any(thread.is_alive() for thread in _background)
+
+
 def _background_done() -> None:
     """Wait for the threads :func:`in_background` started (an interrupted run's may still run)."""
     while _background:
@@ -669,6 +680,7 @@ def _helper_starts(parent: int) -> None:
 
 
 INTERRUPT_CHECK_SECONDS = 0.1  # how often a run waiting for its helpers looks for a Ctrl-C
+BACKGROUND_CHECK_SECONDS = 0.01  # how often it looks whether its background work has ended
 HELPERS_STOP_SECONDS = 10.0  # how long a stopping run waits for its killed helpers at most
 MANAGER_STOP_SECONDS = 1.0  # how long the pool's manager thread gets to stop by itself
 

@@ -705,6 +705,26 @@ def test_helpers_fork_only_once_background_work_has_ended():
     assert list(units) == list(range(6)) and at_fork == [True]
 
 
+def test_with_helpers_this_process_plays_no_unit_while_its_background_work_runs():
+    """Beside the plots' import a unit takes several times as long: the helpers play on
+    meanwhile, and their first units were handed over before the import started."""
+    import functools
+    import threading
+    import time
+
+    from barbaron.harness import in_background
+
+    ended = threading.Event()
+    sleeper = functools.partial(in_background, lambda: (time.sleep(0.4), ended.set()), "sleeper")
+    job = Job(arms=small_job(2).arms, games=20 * 12, seed=0, batch_size=20, workers=2)
+    slow = functools.partial(timed_unit, seconds=0.05)
+    played = list(run_units(job, range(12), slow, own_task=timed_unit, on_start=sleeper))
+    mine = [began for pid, began, _ in played if pid == os.getpid()]
+    helper = sorted(began for pid, began, _ in played if pid != os.getpid())
+    assert mine and ended.is_set() and len(helper) >= 2
+    assert helper[1] < min(mine)  # the helper played on; this process waited for the import
+
+
 def test_spawned_helpers_play_the_same_games_and_are_kept_for_the_next_run(monkeypatch, tmp_path):
     """The start method of macOS and Windows, here on Linux: the same tallies as one worker,
     and the second run reuses the first one's helper (a spawned one takes a second to start),
