@@ -473,7 +473,8 @@ def run_units(
 
     On this machine the process itself is one of the workers: it plays units (with
     ``own_task``, by default ``task``) while the other ``workers - 1`` processes start and play
-    theirs, so a second worker pays off at once. When
+    theirs, so a second worker pays off at once (but not while its background work, the plots'
+    import, runs: the helpers play on meanwhile). When
     the run fails or is interrupted, the units that finished but could not be yielded yet (their
     turn had not come) are put in ``leftovers``, so that none of the work is lost (on an early
     stop too: the caller decides). ``count``: how many units there are, if known (no more
