@@ -96,14 +96,11 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     lineup = tuple(arms[label]["bots"])
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game
-        from barbaron.results import plugin_hashes
+        from barbaron.results import plugin_change, plugin_hashes
 
-        for plugin, digest in plugin_hashes(list(lineup)).items():
-            if recorded.get(plugin) != digest:
-                raise UsageError(
-                    f"the plugin {plugin} has changed since {run_dir} was played: its games "
-                    "cannot be replayed with it"
-                )
+        what = plugin_change(recorded, plugin_hashes(list(lineup)), "it was played")
+        if what is not None:
+            raise UsageError(f"cannot replay a game of {run_dir}: {what}")
     from barbaron.results import code_hash
 
     bots = tuple(lineup[i] for i in rotated(lineup, rotation))

@@ -301,22 +301,60 @@ def _sha256(path: Path) -> str:
 
 
 def plugin_hashes(specs: list[str]) -> dict[str, str]:
-    """A content hash of every plugin file the specs load (``file.py:Class`` or
-    ``package.module:Class``), so that a resume can refuse a changed strategy."""
+    """A content hash of every file the specs load, so that a resume (or a replay) can refuse
+    a changed strategy: plugin modules (``file.py:Class`` or ``package.module:Class``), also
+    inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
+    (``value:weights=w.json``). A file that cannot be read is recorded as ``UNREADABLE``."""
     from barbaron.registry import split_spec
 
-    hashes = {}
-    for spec in specs:
+    hashes: dict[str, str] = {}
+
+    def visit(spec: str) -> None:
         head, plugin, _ = split_spec(spec)[0].partition(":")
-        if not plugin or head in hashes:
-            continue
-        if head.endswith(".py") or "/" in head:
-            path = Path(head)
-        else:
-            found = importlib.util.find_spec(head)
-            path = Path(found.origin) if found is not None and found.origin else None
-        hashes[head] = _sha256(path) if path is not None and path.is_file() else "unreadable"
+        if plugin and head not in hashes:
+            if head.endswith(".py") or "/" in head:
+                path = Path(head)
+            else:
+                found = importlib.util.find_spec(head)
+                path = Path(found.origin) if found is not None and found.origin else None
+            hashes[head] = _sha256(path) if path is not None and _is_file(path) else UNREADABLE
+        for item in split_spec(spec)[1].split(","):
+            value = item.partition("=")[2].strip()
+            if value and _is_file(Path(value)):
+                hashes.setdefault(value, _sha256(Path(value)))
+            elif ":" in value:  # a spec inside a spec writes its parameters with ";"
+                visit(value.replace(";", ","))
+
+    for spec in specs:
+        visit(spec)
     return hashes
+
+
+UNREADABLE = "unreadable"  # plugin_hashes' mark of a file it cannot read
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long, or with a NUL: no file
+        return False
+
+
+def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
+    """What differs between the file hashes a run recorded (``then``) and those of its specs
+    now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
+    recorded (``"it started"``)."""
+    if then == now:
+        return None
+    changed = sorted(p for p in now if not isinstance(then, dict) or then.get(p) != now[p])
+    if not changed:
+        return f"its plugins differ from those of when {since}"
+    if now[changed[0]] == UNREADABLE:
+        return (
+            f"the file {changed[0]} cannot be read from {os.getcwd()} (run this from the folder "
+            f"where {since})"
+        )
+    return f"the file {changed[0]} has changed since {since}"
 
 
 @functools.cache
@@ -325,7 +363,7 @@ def code_hash() -> str:
     digest = hashlib.sha256()
     bots = importlib.util.find_spec("barbaron.bots").submodule_search_locations
     for root in (Path(__file__).parent, *map(Path, bots)):
-        for path in sorted(root.rglob("*.py")):
+        for path in sorted([*root.rglob("*.py"), *root.rglob("*.json")]):  # bots' weights too
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -502,14 +540,9 @@ class RunFolder:
                     f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
                     "games would mix two versions; use --force to start over"
                 )
-        then, now = manifest.get("plugins"), plugin_hashes(specs)
-        if then != now:
-            changed = sorted(p for p in now if not isinstance(then, dict) or then.get(p) != now[p])
-            what = f"the plugin {changed[0]} has changed" if changed else "its plugins differ"
-            raise ResultsError(
-                f"cannot resume {self.partial}: {what} since it started, so its games would mix "
-                "two strategies; use --force to start over"
-            )
+        what = plugin_change(manifest.get("plugins"), plugin_hashes(specs), "it started")
+        if what is not None:  # its games would mix two strategies
+            raise ResultsError(f"cannot resume {self.partial}: {what}; use --force to start over")
         return manifest
 
     # --- units --------------------------------------------------------------------------

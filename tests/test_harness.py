@@ -123,6 +123,25 @@ def test_replay_run_game_equals_its_row(played, capsys):
     assert status == 0 and "agree" in out
 
 
+def test_replay_run_prints_a_command_that_replays_the_same_game(tmp_path, capsys):
+    """With the run's rules and a nested spec quoted for the shell: the printed command alone
+    plays the recorded game."""
+    import shlex
+
+    out = tmp_path / "r"
+    nested = "hard:margin=-100;risk=0"
+    bots = ["normal", f"mc:rollouts=2,own={nested}", "easy"]
+    rules = ["--rounds", "4", "--seat-coins", "300,5,0"]
+    assert run(capsys, "play", "--bots", *bots, "--games", 12, *rules, "--out", out)[0] == 0
+    status, recorded, err = run(capsys, "replay", "--run", out, "--game", 5)
+    printed = shlex.split(err.splitlines()[0].partition("replaying with ")[2])
+    assert status == 0 and printed[printed.index("--seat-coins") + 1] == "300,5,0"
+    status, alone, _ = run(capsys, "replay", *printed)
+    assert status == 0 and json.loads(alone) == json.loads(recorded)
+    worths = pd.read_parquet(out / "games.parquet").query("game == 5")["worth"].tolist()
+    assert json.loads(alone)["worth"] == worths
+
+
 def test_replay_run_warns_when_the_code_has_changed(played, tmp_path, capsys):
     copy = tmp_path / "older"
     shutil.copytree(played, copy)

@@ -5,6 +5,7 @@ refused before anything is built."""
 
 import contextlib
 import errno
+import functools
 import json
 import os
 import signal
@@ -161,17 +162,36 @@ def test_resume_refuses_other_sprt_bounds(tmp_path, capsys, monkeypatch):
     assert manifest["settings"] == {"elo0": -5.0, "elo1": 5.0}
 
 
-def test_resume_refuses_a_plugin_that_changed(tmp_path, capsys, monkeypatch):
-    plugin = tmp_path / "mine.py"
-    plugin.write_text(PLUGIN.format(cushion=100))
+def weights_file(path: Path, sign: int) -> None:
+    """A copy of the value bot's shipped weights file, its weights times ``sign``."""
+    from barbaron.bots import value
+
+    data = json.loads(value.WEIGHTS.read_text())
+    data["weights"] = [sign * w for w in data["weights"]]
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("named", ["plugin", "plugin inside mc", "weights of value"])
+def test_resume_refuses_a_file_that_changed(tmp_path, capsys, monkeypatch, named):
+    """However a spec names the file it loads: a changed one would mix two strategies."""
+    if named == "weights of value":
+        file, spec = tmp_path / "w.json", f"value:weights={tmp_path / 'w.json'}"
+        write = functools.partial(weights_file, file)
+    else:
+        file = tmp_path / "mine.py"
+        spec = f"{file}:Mine" if named == "plugin" else f"mc:rollouts=1,own={file}:Mine"
+        write = lambda version: file.write_text(PLUGIN.format(cushion=100 * version))  # noqa: E731
+    write(1)
     argv = [*PLAY, "--out", tmp_path / "p", "--workers", "1"]
-    argv[2] = f"{plugin}:Mine"
+    argv[2] = spec
     interrupted(tmp_path, capsys, argv, monkeypatch)
-    plugin.write_text(PLUGIN.format(cushion=300))
+    write(-1)
     status, _, err = run(capsys, *argv, "--resume")
-    assert status == 2 and one_line(err) and f"the plugin {plugin} has changed" in err
-    plugin.write_text(PLUGIN.format(cushion=100))
+    assert status == 2 and one_line(err) and f"the file {file} has changed" in err, err
+    write(1)
     assert run(capsys, *argv, "--resume")[0] == 0
+    recorded = json.loads((tmp_path / "p" / "manifest.json").read_text())["plugins"]
+    assert list(recorded) == [str(file)]
 
 
 @pytest.mark.parametrize("damage", ["shard", "tally", "temporary"])
@@ -701,17 +721,24 @@ def test_rogue_plugins_cannot_change_a_game_and_fail_in_one_line(
     assert got == status and one_line(err) and words in err, err
 
 
-def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys):
-    plugin = tmp_path / "mine.py"
+def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch):
+    """And one it cannot read says so (a relative path, from another folder), not "changed"."""
+    monkeypatch.chdir(tmp_path.parent)
+    plugin = Path(tmp_path.name) / "mine.py"
     plugin.write_text(PLUGIN.format(cushion=100))
     out = tmp_path / "p"
     argv = [*PLAY, "--out", out, "--workers", "1"]
     argv[2] = f"{plugin}:Mine"
     assert run(capsys, *argv)[0] == 0
-    assert run(capsys, "replay", "--run", out, "--game", "3", "--check")[0] == 0
+    replay = ["replay", "--run", out, "--game", "3", "--check"]
+    assert run(capsys, *replay)[0] == 0
     plugin.write_text(PLUGIN.format(cushion=300))
-    status, _, err = run(capsys, "replay", "--run", out, "--game", "3", "--check")
-    assert status == 2 and one_line(err) and f"the plugin {plugin} has changed" in err
+    status, _, err = run(capsys, *replay)
+    assert status == 2 and one_line(err) and f"the file {plugin} has changed" in err, err
+    plugin.write_text(PLUGIN.format(cushion=100))
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run(capsys, *replay)
+    assert status == 2 and one_line(err) and f"{plugin} cannot be read from {tmp_path}" in err
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.15, 0.4])

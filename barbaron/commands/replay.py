@@ -155,7 +155,10 @@ def _replay_files(args: argparse.Namespace) -> int:
 
 def _take_game_of_run(args: argparse.Namespace) -> None:
     """Fill seed, deal, lineup and rules of game --game of the results folder --run."""
+    import shlex
+
     from barbaron.replay import game_of_run
+    from barbaron.rules import Rules
 
     if args.game is None or args.seed is not None or args.bots is not None:
         raise UsageError(
@@ -168,10 +171,24 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
     args.rounds, args.seat_coins = rules["rounds"], rules.get("seat_coins")  # None: flat
     flat = (rules["start_coins"], rules["seat_bonus"])
     args.start_coins, args.seat_bonus = (None, None) if args.seat_coins is not None else flat
+    rules_options = []  # only those that differ from the defaults
+    if args.rounds != Rules.rounds:
+        rules_options += ["--rounds", str(args.rounds)]
+    if args.seat_coins is not None:
+        rules_options += ["--seat-coins", ",".join(map(str, args.seat_coins))]
+    else:
+        for option, value, default in (
+            ("--start-coins", args.start_coins, Rules.start_coins),
+            ("--seat-bonus", args.seat_bonus, Rules.seat_bonus),
+        ):
+            if value != default:
+                rules_options += [option, str(value)]
+    command = shlex.join(
+        ["--seed", str(args.seed), "--game", str(found.deal), "--bots", *args.bots, *rules_options]
+    )
     print(
         f"# game {found.game} of {args.run_dir} = deal {found.deal}, rotation "
-        f"{found.rotation}: replaying with --seed {args.seed} --game {found.deal} --bots "
-        f"{' '.join(args.bots)}",
+        f"{found.rotation}: replaying with {command}",
         file=sys.stderr,
     )
     if found.code_changed:
