@@ -131,10 +131,10 @@ class MC(Strategy):
         b = None if bars is None else bars[rows]
         k = self.rollouts
         ev = ro.evaluate(view.rules, lineup, view.seed, state, point, opts, ok, k, bars=b)
-        scores = [self._per_rollout(ev)]
+        scores, wins = [self._per_rollout(ev)], [ev.win / 12.0]
         for round_ in range(1, self.extra + 1):
-            choice, margin = self._pick(np.concatenate(scores, axis=2), ok)
-            near = np.flatnonzero(np.abs(margin) <= self.close)
+            gap = self._gap(np.concatenate(scores, axis=2), np.concatenate(wins, axis=2), ok)
+            near = np.flatnonzero(gap <= self.close)
             if near.size == 0:
                 break
             more = ro.evaluate(
@@ -149,10 +149,11 @@ class MC(Strategy):
                 first=round_ * k,
                 bars=None if b is None else b[near],
             )
-            extra = np.full((rows.size, m, k), np.nan)
-            extra[near] = self._per_rollout(more)
+            extra, extra_win = np.full((2, rows.size, m, k), np.nan)
+            extra[near], extra_win[near] = self._per_rollout(more), more.win / 12.0
             scores.append(extra)
-        best[rows] = self._pick(np.concatenate(scores, axis=2), ok)[0]
+            wins.append(extra_win)
+        best[rows] = self._pick(np.concatenate(scores, axis=2), ok)
         return best
 
     def _per_rollout(self, ev) -> np.ndarray:
@@ -161,10 +162,19 @@ class MC(Strategy):
         tie = 1e-9 if self.worth == 0 else self.worth
         return ev.win / 12.0 + tie * ev.worth_share
 
-    def _pick(self, score: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(choice, margin) per row from per-rollout scores (NaN: not played): the option of the
-        best mean score if its mean paired difference to option 0 is more than ``z`` standard
-        errors, else option 0; margin is that mean difference of the best option."""
+    @staticmethod
+    def _gap(score: np.ndarray, win: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """(n,) how far apart the mean win shares of the best two options by mean score are
+        (per-rollout arrays (n, m, k), NaN where not played; every row has two options)."""
+        mean = np.where(ok, np.nanmean(score, axis=2), -np.inf)
+        top_two = np.argsort(-mean, axis=1, kind="stable")[:, :2]
+        share = np.take_along_axis(np.nanmean(win, axis=2), top_two, axis=1)
+        return np.abs(share[:, 0] - share[:, 1])
+
+    def _pick(self, score: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """The choice per row from per-rollout scores (NaN: not played): the option of the best
+        mean score if its mean paired difference to option 0 is more than ``z`` standard
+        errors, else option 0."""
         played = ~np.isnan(score)
         count = played[:, :1, :].sum(axis=2)  # rollouts per row (the same for every option)
         diff = np.where(played, score - score[:, :1, :], 0.0)
@@ -177,9 +187,8 @@ class MC(Strategy):
         mean[:, 0] = 0.0
         top = np.argmax(mean, axis=1)
         at = np.arange(score.shape[0])
-        margin = mean[at, top]
-        sure = margin > self.z * se[at, top]
-        return np.where(sure, top, 0), margin
+        sure = mean[at, top] > self.z * se[at, top]
+        return np.where(sure, top, 0)
 
     # --- decisions --------------------------------------------------------------------------
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:

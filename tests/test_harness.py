@@ -477,6 +477,24 @@ def test_sweep_and_report(tmp_path, capsys):
     assert status == 2 and "not a finished results folder" in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "hard", "normal", "--field", "greedy", "--max-games", "60"],
+        ["tune", "--bot", "hard", "--param", "margin=-200:0", "--field", "greedy"]
+        + ["--trials", "2", "--games-per-trial", "80"],
+    ],
+)
+def test_report_counts_the_games_the_run_counted(tmp_path, capsys, argv):
+    """compare's summary counts each side's games, tune's all of them (no 'confirmation')."""
+    out = tmp_path / "r"
+    status, stdout, _ = run(capsys, *argv, "--out", out, "--quiet", "--workers", 1)
+    played = stdout.strip().splitlines()[-1].split(" games;")[0]
+    status, stdout, _ = run(capsys, "report", out)
+    assert status == 0 and f"{argv[0]} run of {played} games" in stdout, (played, stdout)
+    assert "confirmation" not in stdout
+
+
 def test_chi_square_tail_matches_known_values():
     assert chi2_sf(7.814727903, 3) == pytest.approx(0.05, abs=1e-6)
     assert chi2_sf(3.841458821, 1) == pytest.approx(0.05, abs=1e-6)

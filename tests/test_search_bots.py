@@ -84,7 +84,7 @@ def test_the_command_line_refuses_bad_search_specs_with_exit_2(tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing left behind
 
 
-@pytest.mark.parametrize("spec", ["mc:rollouts=2,upgrades=2", "value"])
+@pytest.mark.parametrize("spec", ["mc:rollouts=2,upgrades=2", "mc:rollouts=2,extra=1", "value"])
 def test_the_bots_pass_the_contract_check(spec):
     report = check_strategy(spec, games=TABLES * 3, fresh_process=False)
     assert report.passed, str(report)
@@ -111,3 +111,19 @@ def test_training_is_reproducible(tmp_path, monkeypatch):
     shipped = json.loads(value.WEIGHTS.read_text())
     assert shipped["features"] == list(value.FEATURES)
     assert shipped["trained"]["log_loss_held_out"] < shipped["trained"]["log_loss_fair_share"]
+
+
+def test_mc_measures_closeness_between_its_best_two_options():
+    """extra rollouts go where the best two options by score are within ``close`` in win share,
+    wherever the own playout's answer (option 0) ranks; an option not allowed never counts."""
+    nan = np.nan
+    score = np.array(
+        [
+            [[0.9, 0.7], [0.1, 0.3], [0.5, nan]],  # option 0 best, far ahead: a gap of 0.6
+            [[0.2, 0.2], [0.5, 0.4], [0.4, 0.5]],  # options 1 and 2 tie for the best: 0
+            [[0.6, 0.6], [0.1, 0.1], [0.9, 0.9]],  # option 2 scores best but is not allowed
+        ]
+    )
+    ok = np.array([[True, True, False], [True, True, True], [True, True, False]])
+    gap = MC._gap(score, score, ok)
+    assert gap.tolist() == pytest.approx([0.6, 0.0, 0.5])

@@ -44,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
         if command in PER_POINT and "points" in summary:  # summary["games"] is each point's
             points = len(summary["points"])
             games = f"{points * summary['games']:,} games ({points} points of {games} each)"
-        elif "confirmation" in summary:  # seats --solve: its search played more
+        elif command == "seats" and "confirmation" in summary:  # --solve: its search played more
             games = f"{games} in its confirmation"
+        elif command == "compare":  # summary["games"] is each side's
+            games = f"{2 * summary['games']:,} games ({games} for each of NEW and BASE)"
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         raise UsageError(
             f"{folder}/summary.json is not what barbaron {command} writes "
