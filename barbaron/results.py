@@ -64,6 +64,48 @@ def job_record(job: Job) -> dict:
     }
 
 
+RULES_OPTIONS = {  # a Rules field as the command line sets it
+    "rounds": "--rounds",
+    "start_coins": "--start-coins",
+    "seat_bonus": "--seat-bonus",
+    "seat_coins": "--seat-coins",
+}
+
+
+def job_difference(then: object, now: dict) -> str:
+    """The first thing in which a recorded job (:func:`job_record`) differs from ``now``, in
+    command-line words: ``"--seed 3 (now 4)"``."""
+
+    def shown(value: object) -> str:
+        if value is None:
+            return "none"
+        if isinstance(value, list):
+            return ",".join(map(str, value))
+        return str(value)
+
+    if not isinstance(then, dict) or not isinstance(then.get("arms"), list):
+        return "another job (its manifest.json records none this version reads)"
+    if [a.get("label") for a in then["arms"]] != [a["label"] for a in now["arms"]]:
+        return "other lineups or points"
+    for old, new in zip(then["arms"], now["arms"], strict=True):
+        where = f" in {new['label']}" if len(now["arms"]) > 1 else ""
+        if old.get("bots") != new["bots"]:
+            bots = " ".join(map(str, old.get("bots") or []))
+            return f"the bots {bots}{where} (now {' '.join(new['bots'])})"
+        rules = old.get("rules") or {}
+        # seat coins first: they set start coins and seat bonus too
+        for key, value in sorted(new["rules"].items(), key=lambda kv: kv[0] != "seat_coins"):
+            if rules.get(key) != value:
+                name = RULES_OPTIONS.get(key, key)
+                return f"{name} {shown(rules.get(key))}{where} (now {shown(value)})"
+    if then.get("rotate") != now["rotate"]:
+        return "--no-rotate" if now["rotate"] else "every rotation (no --no-rotate)"
+    for key in ("games", "seed"):
+        if then.get(key) != now[key]:
+            return f"--{key} {shown(then.get(key))} (now {shown(now[key])})"
+    return "another job (see the differences in its manifest.json)"
+
+
 def _git_commit() -> str | None:
     try:
         here = Path(__file__).resolve().parent
@@ -511,9 +553,9 @@ class RunFolder:
         manifest = read_manifest(self.partial)
         if manifest.get("job") != self.record:
             raise ResultsError(
-                f"cannot resume {self.partial}: it was started with other bots, "
-                "rules, games, seed or rotation; repeat its command exactly "
-                "(see its manifest.json) or use --force to start over"
+                f"cannot resume {self.partial}: it was started with "
+                f"{job_difference(manifest.get('job'), self.record)}; repeat its command "
+                "exactly (see its manifest.json) or use --force to start over"
             )
         if manifest.get("batch_size") != self.job.batch_size:
             raise ResultsError(

@@ -162,6 +162,25 @@ def test_resume_refuses_other_sprt_bounds(tmp_path, capsys, monkeypatch):
     assert manifest["settings"] == {"elo0": -5.0, "elo1": 5.0}
 
 
+def test_resume_names_what_differs_from_the_interrupted_run(tmp_path, capsys, monkeypatch):
+    argv = [*PLAY, "--out", tmp_path / "p", "--workers", "1"]
+    interrupted(tmp_path, capsys, argv, monkeypatch)
+    bots = argv.index("normal")
+    for change, words in [
+        (["--seed", "3"], "--seed 0 (now 3)"),
+        (["--rounds", "12"], "--rounds 10 (now 12)"),
+        (["--seat-coins", "1000,1000"], "--seat-coins none (now 1000,1000)"),
+        (["--no-rotate"], "every rotation (no --no-rotate)"),
+        (["--games", "2200"], "--games 2000 (now 2200)"),
+    ]:
+        status, _, err = run(capsys, *argv, *change, "--resume")
+        assert status == 2 and one_line(err) and f"started with {words};" in err, err
+    other = [*argv[:bots], "hard", *argv[bots + 1 :]]
+    status, _, err = run(capsys, *other, "--resume")
+    assert status == 2 and "started with the bots easy normal (now easy hard)" in err, err
+    assert run(capsys, *argv, "--resume")[0] == 0
+
+
 def weights_file(path: Path, sign: int) -> None:
     """A copy of the value bot's shipped weights file, its weights times ``sign``."""
     from barbaron.bots import value
