@@ -43,7 +43,7 @@ from barbaron.batch import (
     worth,
 )
 from barbaron.rules import Rules
-from barbaron.strategy import BatchView, Decision, Strategy
+from barbaron.strategy import BatchView, Decision, IllegalDecision, Strategy, StrategyError
 
 WIN_UNITS = 12  # a k-way shared win (k = 1..4) is 12 / k units: win shares summed exactly
 MAX_COPIES = 1 << 17  # copies played at once by evaluate (memory); results do not depend on it
@@ -243,9 +243,16 @@ def evaluate(
         rows, opts = row_i[p], opt_j[p]
         copies = fork(state, rows, r + first, seed, point)
         choice = options[rows, opts]
-        final = play_from(
-            rules, strategies, seed, copies, point, choice, None if bars is None else bars[rows]
-        )
+        try:
+            final = play_from(
+                rules, strategies, seed, copies, point, choice, None if bars is None else bars[rows]
+            )
+        except (IllegalDecision, StrategyError) as e:  # its "game" is a rollout's stream key
+            game = int(state.game[rows[0]])
+            raise type(e)(
+                f"in a rollout (an imagined rest of game {game}, from seat {point.seat}'s "
+                f"{point.decision.method} in round {point.round(rules)}): {e}"
+            ) from None
         win[rows, opts, r], share[rows, opts, r] = shares(final, point.seat)
         played[rows, opts, r] = True
     return Evaluation(win, share, played)

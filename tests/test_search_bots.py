@@ -14,6 +14,7 @@ from barbaron.bots.value import Value
 from barbaron.batch import play_batch
 from barbaron.registry import BotSpecError, bot_entries, make_bot
 from barbaron.rules import Rules
+from barbaron.strategy import IllegalDecision, Strategy
 from barbaron.testing import TABLES, check_strategy
 
 
@@ -127,3 +128,20 @@ def test_mc_measures_closeness_between_its_best_two_options():
     ok = np.array([[True, True, False], [True, True, True], [True, True, False]])
     gap = MC._gap(score, score, ok)
     assert gap.tolist() == pytest.approx([0.6, 0.0, 0.5])
+
+
+class UpgradesBarZero(Strategy):
+    """Upgrades bar 0 always: illegal while it owns none."""
+
+    def upgrade(self, view, games):
+        return np.zeros(games.size, dtype=np.int8)
+
+
+def test_an_illegal_answer_in_a_rollout_says_so(monkeypatch):
+    """The engine names a rollout's stream key as its game: the error says whose game it is."""
+    from barbaron.bots import mc as mc_module
+
+    monkeypatch.setattr(mc_module, "playout_bot", lambda name, spec: UpgradesBarZero())
+    searcher = MC(rollouts=2)
+    with pytest.raises(IllegalDecision, match=r"in a rollout \(an imagined rest of game 7, "):
+        play_batch(Rules(players=2), [searcher, make_bot("hard")], 0, np.arange(7, 8))
