@@ -647,6 +647,26 @@ def test_a_plugin_whose_constructor_fails_is_one_line(tmp_path, capsys):
     assert status == 2 and one_line(err) and "Broken() raised RuntimeError: no config file" in err
 
 
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("return np.ones(games.size + 1, dtype=bool)", "illegal decision: "),  # one too many
+        ("raise KeyError('oops')", "a strategy failed: "),
+    ],
+)
+def test_a_plugin_failing_while_it_plays_is_a_failed_run(tmp_path, capsys, body, words):
+    """An illegal answer and an exception are both bugs that show during the run: exit 1 (2 is
+    for a command given wrong)."""
+    plugin = tmp_path / "fails.py"
+    plugin.write_text(
+        "import numpy as np\nfrom barbaron.strategy import Strategy\n"
+        f"class Fails(Strategy):\n    def buy(self, view, games, bars):\n        {body}\n"
+    )
+    argv = ["play", "--bots", f"{plugin}:Fails", "easy", "--quiet", "--out", tmp_path / "f"]
+    status, _, err = run(capsys, *argv)
+    assert status == 1 and one_line(err) and words in err, err
+
+
 # --- second round of probes ------------------------------------------------------------------
 def test_an_out_named_like_a_partial_or_a_lock_is_refused(tmp_path, capsys):
     for name in ("C.partial", ".C.lock"):
