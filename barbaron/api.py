@@ -348,19 +348,28 @@ def seats(
 
 def bonuses_of(bonus: object) -> list:
     """The seat bonuses of ``bonus``: text (``"0:200:25"``), one number, or a list of them;
-    each once, 1 to MAX_POINTS of them; else a UsageError."""
+    each once, 1 to MAX_POINTS of them, each a non-negative multiple of 5; else a UsageError."""
     bonus = listed(bonus)
     if isinstance(bonus, str):
-        return parse_values(bonus, "--bonus")
-    if isinstance(bonus, numbers.Real) and not isinstance(bonus, bool):
-        bonus = [bonus]
-    if isinstance(bonus, bytes | dict | set) or not isinstance(bonus, Sequence):
-        raise UsageError(
-            f"bonus must be text like '0:200:25', a number or a list of numbers, got {shown(bonus)}"
-        )
-    if not 1 <= len(bonus) <= MAX_POINTS:
-        raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonus)}")
-    return distinct([whole(checked(b, "bonus", "number")) for b in bonus], "--bonus")
+        bonuses = parse_values(bonus, "--bonus")
+    else:
+        if isinstance(bonus, numbers.Real) and not isinstance(bonus, bool):
+            bonus = [bonus]
+        if isinstance(bonus, bytes | dict | set) or not isinstance(bonus, Sequence):
+            raise UsageError(
+                "bonus must be text like '0:200:25', a number or a list of numbers, got "
+                f"{shown(bonus)}"
+            )
+        if not 1 <= len(bonus) <= MAX_POINTS:
+            raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonus)}")
+        bonuses = distinct([whole(checked(b, "bonus", "number")) for b in bonus], "--bonus")
+    for b in bonuses:
+        if not (b >= 0 and b % 5 == 0):  # R9 (and no NaN)
+            raise UsageError(
+                "--bonus values must be whole, non-negative multiples of 5 (coins come in 5s), "
+                f"got {b}"
+            )
+    return bonuses
 
 
 # --- sweep -----------------------------------------------------------------------------------

@@ -113,11 +113,9 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
         return 0, ""
     if isinstance(e, UsageError) or _is(e, "scenario", "ScenarioError", "registry", "BotSpecError"):
         return 2, str(e)
-    # a bot that breaks the contract (an illegal answer) or raises while it plays: a bug in it
-    # that shows during the run, as a failed run (the command itself was right)
-    if _is(e, "strategy", "IllegalDecision"):
-        return 1, f"illegal decision: {e}"
-    if _is(e, "strategy", "StrategyError"):
+    if _is(e, "strategy", "IllegalDecision"):  # a bot broke the strategy contract: bad input
+        return 2, f"illegal decision: {e}"
+    if _is(e, "strategy", "StrategyError"):  # it raised while it played: the run failed
         return 1, f"a strategy failed: {e}"
     if isinstance(e, RunFailed):
         return 1, str(e)

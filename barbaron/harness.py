@@ -94,10 +94,10 @@ class Job:
             raise ValueError(f"--seed must be a whole number from 0 to 2**63 - 1, got {self.seed}")
         if self.games % self.rotations:
             lower = self.games // self.rotations * self.rotations
+            near = " or ".join(map(str, filter(None, (lower, lower + self.rotations))))
             raise ValueError(
                 f"--games {self.games} is not a multiple of the {self.rotations} rotations "
-                f"(each deal is played in every rotation): use {lower or self.rotations} or "
-                f"{lower + self.rotations}, or --no-rotate"
+                f"(each deal is played in every rotation): use {near}, or --no-rotate"
             )
         if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
             raise ValueError(

@@ -68,9 +68,19 @@ def probability(name: str, value: object) -> float:
     return float(value)
 
 
-def number(name: str, value: object, low: float | None = None) -> float:
-    """A finite real number, at least ``low`` if given."""
-    if not _is_real(value) or not math.isfinite(value) or (low is not None and value < low):
-        bound = "" if low is None else f" >= {low:g}"
+def number(name: str, value: object, low: float | None = None, high: float | None = None) -> float:
+    """A finite real number, from ``low`` to ``high`` where given."""
+    if (
+        not _is_real(value)
+        or not math.isfinite(value)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        if low is not None and high is not None:
+            bound = f" from {low:g} to {high:g}"
+        elif low is not None:
+            bound = f" >= {low:g}"
+        else:
+            bound = "" if high is None else f" <= {high:g}"
         raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
     return float(value)

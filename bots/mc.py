@@ -38,6 +38,7 @@ from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
 MAX_ROLLOUTS = 4096
+MAX_WORTH_WEIGHT = 1e6  # far beyond any use: win shares then only break ties (no overflow)
 
 
 def whole(name: str, value: object, low: int, high: int) -> int:
@@ -99,7 +100,7 @@ class MC(Strategy):
         self.upgrades = whole("upgrades", upgrades, 0, R.N_BARS)
         self.extra = whole("extra", extra, 0, 64)
         self.close = params.number("close", close, low=0)
-        self.worth = params.number("worth", worth, low=0)
+        self.worth = params.number("worth", worth, low=0, high=MAX_WORTH_WEIGHT)
         self.z = params.number("z", z, low=0)
 
     # --- the search -----------------------------------------------------------------------

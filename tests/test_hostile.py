@@ -648,23 +648,23 @@ def test_a_plugin_whose_constructor_fails_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "body, words",
+    "body, status, words",
     [
-        ("return np.ones(games.size + 1, dtype=bool)", "illegal decision: "),  # one too many
-        ("raise KeyError('oops')", "a strategy failed: "),
+        ("return np.ones(games.size + 1, dtype=bool)", 2, "illegal decision: "),  # one too many
+        ("raise KeyError('oops')", 1, "a strategy failed: "),
     ],
 )
-def test_a_plugin_failing_while_it_plays_is_a_failed_run(tmp_path, capsys, body, words):
-    """An illegal answer and an exception are both bugs that show during the run: exit 1 (2 is
-    for a command given wrong)."""
+def test_a_plugin_failing_while_it_plays_is_one_line(tmp_path, capsys, body, status, words):
+    """An answer the contract does not allow is bad input (2), as a bad spec is; an exception
+    while it plays is a failed run (1)."""
     plugin = tmp_path / "fails.py"
     plugin.write_text(
         "import numpy as np\nfrom barbaron.strategy import Strategy\n"
         f"class Fails(Strategy):\n    def buy(self, view, games, bars):\n        {body}\n"
     )
     argv = ["play", "--bots", f"{plugin}:Fails", "easy", "--quiet", "--out", tmp_path / "f"]
-    status, _, err = run(capsys, *argv)
-    assert status == 1 and one_line(err) and words in err, err
+    got, _, err = run(capsys, *argv)
+    assert got == status and one_line(err) and words in err, err
 
 
 # --- second round of probes ------------------------------------------------------------------

@@ -103,7 +103,8 @@ def test_in_a_real_browser_the_last_turn_shows_the_engines_worths(seeded_page, t
     [
         (["--html", "/nonexistent-folder/x.html"], "does not exist"),
         (["--html", "/"], "is a folder"),
-        (["--html", "x.html", "--rollouts", "-1"], "--rollouts must be 0 or more"),
+        (["--html", "x.html", "--rollouts", "-1"], "--rollouts must be from 0 to 4,096, got -1"),
+        (["--html", "x.html", "--rollouts", "100000000"], "--rollouts must be from 0 to 4,096"),
         (["--html", "x.html", "--log"], "without --log"),
     ],
 )

@@ -33,6 +33,7 @@ def test_both_bots_are_registered():
         ("mc:rollouts=2.5", "rollouts must be a whole number"),
         ("mc:playout=nobody", "playout 'nobody': unknown bot 'nobody'"),
         ("mc:own=hard:risk=-1", "risk must be a finite number >= 0"),
+        ("mc:worth=1e308", "worth must be a finite number from 0 to 1e+06, got 1e+308"),
         ("mc:playout=mc", "playout 'mc' is recursive"),
         ("mc:own=mc:rollouts=2", "own 'mc:rollouts=2' is recursive"),
         ("value:weights=/nonexistent/w.json", "weights file /nonexistent/w.json not found"),

@@ -85,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
         if args.log or args.check:
             raise UsageError("--html writes a page; give it without --log or --check")
-        if args.rollouts < 0:
-            raise UsageError(f"--rollouts must be 0 or more, got {args.rollouts}")
+        from barbaron.bots.mc import MAX_ROLLOUTS
+
+        if not 0 <= args.rollouts <= MAX_ROLLOUTS:
+            raise UsageError(f"--rollouts must be from 0 to {MAX_ROLLOUTS:,}, got {args.rollouts}")
         check_writable(args.html, "--html")
     seeded = args.seed is not None or args.game is not None or args.bots is not None
     if (args.run_dir is not None or seeded) and args.files:
