@@ -122,6 +122,17 @@ def test_bench_refuses_options_it_would_ignore(capsys, argv, message):
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("scale", ["1", "0.05"])
+def test_end_to_end_table_says_when_its_goals_do_not_apply(capsys, monkeypatch, scale):
+    from barbaron import bench
+
+    figure = bench.Target("2 workers / 1 worker", 1.2, 1.7, True, "barbaron play ...")
+    monkeypatch.setattr(bench, "end_to_end", lambda scale: [figure])
+    status, out, _ = run(capsys, "bench", "--end-to-end", "--scale", scale)
+    assert status == 0 and "2 workers / 1 worker" in out and "NO" in out
+    assert ("goals are set for full-size runs" in out) == (scale != "1")
+
+
 def test_bench_reports_throughput_and_memory(capsys):
     status, out, _ = run(
         capsys, "bench", "--games", "500", "--batch-size", "128", "--lineup", "threshold-2p"
