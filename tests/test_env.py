@@ -241,3 +241,20 @@ def test_policy_weights_errors(tmp_path):
     bad.write_text("{")
     with pytest.raises(ValueError, match="not readable JSON"):
         load_weights(bad)
+
+
+def test_a_game_that_never_asks_the_agent_starts_already_decided():
+    """One round in which the agent's seat lands on nothing to decide (these deals): reset
+    works, and the one step ends the game (it raised StopIteration)."""
+    env = SeatEnv(rules=Rules(rounds=1))
+    _, info = env.reset(seed=1)
+    assert not info["action_mask"][1:].any()
+    _, _, terminated, truncated, _ = env.step(0)
+    assert terminated and not truncated
+    check_env(SeatEnv(rules=Rules(rounds=1)), skip_render_check=True)
+    batch = BatchEnv(["normal"], rules=Rules(rounds=1, players=2))
+    batch.reset(1, 1)
+    assert batch.step(np.zeros(1, dtype=np.int64))[3].all()
+    table = TableEnv(rules=Rules(rounds=1, players=2))
+    table.reset(seed=10)
+    assert all(table.terminations.values())

@@ -257,7 +257,7 @@ class Table:
         self._kind = np.full(n, NONE, dtype=np.int8)
         self._bar = np.full(n, -1, dtype=np.int8)
         self._run = self._play()
-        self.stop: Stop | None = next(self._run)
+        self.stop: Stop | None = next(self._run, None)  # None: games that never ask an agent
 
     @property
     def n(self) -> int:
