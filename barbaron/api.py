@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
+from barbaron import interrupts
 from barbaron.config import MAX_POINTS, SPRT_LOOK
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import listed, whole
@@ -132,6 +133,7 @@ class SweepResult(RunResult):
 
 
 # --- play ------------------------------------------------------------------------------------
+@interrupts.deferring
 def play(bots: Sequence[str], *, games: int = 20_000, **options: Unpack[RunOptions]) -> PlayResult:
     """Play a lineup (one bot spec per seat, 2 to 4) ``games`` times, rotations included: each
     bot's and each seat's win share with 95% intervals, mean worth, worth share, and the
@@ -151,6 +153,7 @@ def play(bots: Sequence[str], *, games: int = 20_000, **options: Unpack[RunOptio
 
 
 # --- compare ---------------------------------------------------------------------------------
+@interrupts.deferring
 def compare(
     new: str,
     base: str,
@@ -274,6 +277,7 @@ def compare(
 
 
 # --- seats -----------------------------------------------------------------------------------
+@interrupts.deferring
 def seats(
     bots: str | Sequence[str],
     *,
@@ -373,6 +377,7 @@ def bonuses_of(bonus: object) -> list:
 
 
 # --- sweep -----------------------------------------------------------------------------------
+@interrupts.deferring
 def sweep(
     bot: str,
     param: str,

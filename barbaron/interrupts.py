@@ -14,9 +14,14 @@ A signal the process was told to ignore (a background job of a shell) stays igno
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []  # the signals noted and not yet raised (process-wide, as signals)
@@ -67,6 +72,20 @@ def deferred() -> Iterator[None]:
             _received.clear()
     if came:
         raise KeyboardInterrupt
+
+
+def deferring(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` run within :func:`deferred`, from its first line: a library call imports
+    numba and pyarrow on its way to the games, and a Ctrl-C raised half-way through such an
+    import leaves the module broken for the rest of the process (seen: numba without its
+    ``core``). Noted instead, it ends the run at its first check, as on the command line."""
+
+    @functools.wraps(function)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        with deferred():
+            return function(*args, **kwargs)
+
+    return call
 
 
 @contextlib.contextmanager

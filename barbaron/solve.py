@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 
+from barbaron import interrupts
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.runs import (
     Execution,
@@ -104,6 +105,7 @@ class SolveResult(RunResult):
         )
 
 
+@interrupts.deferring
 def solve_seats(
     bots: str | Sequence[str],
     *,

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 
+from barbaron import interrupts
 from barbaron.errors import UsageError
 from barbaron.params import whole
 from barbaron.runs import RunOptions, RunResult, frame
@@ -416,6 +417,7 @@ def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
     return pool
 
 
+@interrupts.deferring
 def tournament(
     bots: Sequence[str],
     *,

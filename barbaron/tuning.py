@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 
+from barbaron import interrupts
 from barbaron.config import STUDY_FILE
 from barbaron.errors import UsageError
 from barbaron.params import whole
@@ -400,6 +401,7 @@ class TuneResult(RunResult):
 
 
 # --- the function --------------------------------------------------------------------------------
+@interrupts.deferring
 def tune(
     bot: str,
     params: Sequence[str] | Mapping[str, Sequence[float]],

@@ -335,3 +335,23 @@ def test_run_options_are_normalised():
     execution = api.Execution(seed=np.int64(3), workers=np.int32(2))
     assert type(execution.seed) is int and type(execution.workers) is int
     assert api.Execution(backend="dask", scheduler="tcp://h:1").scheduler == "tcp://h:1"
+
+
+def test_a_ctrl_c_before_the_games_start_waits_for_the_run(monkeypatch):
+    """A library call imports numba and pyarrow on its way to the games: a Ctrl-C raised
+    half-way through an import left numba broken for the process. It is noted from the call's
+    first line and ends the run at its first check instead; the next call plays as usual."""
+    import os
+    import signal
+
+    real = api.execution_of
+
+    def ctrl_c_then(options):
+        os.kill(os.getpid(), signal.SIGINT)  # where an import would be
+        return real(options)
+
+    monkeypatch.setattr(api, "execution_of", ctrl_c_then)
+    with pytest.raises(api.RunInterrupted):
+        api.play(["easy", "hard"], games=40, workers=1)
+    monkeypatch.setattr(api, "execution_of", real)
+    assert api.play(["easy", "hard"], games=40, workers=1).games_now == 40
