@@ -18,8 +18,9 @@ from barbaron.commands import COMMANDS
 from barbaron.errors import UsageError
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage dump) and exit status 2."""
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump) and exit status 2 (the study scripts use it
+    too)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
@@ -28,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     raw = argparse.RawDescriptionHelpFormatter
-    parser = _Parser(
+    parser = OneLineParser(
         prog="barbaron",
         formatter_class=raw,
         description="Research and tournament harness for Bar Baron, Tavern Jack's ten-round "
@@ -41,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show the traceback behind an error (also BARBARON_DEBUG=1)",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     for name in COMMANDS:
         module = importlib.import_module(f"barbaron.commands.{name}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +39,41 @@ def script(main: Callable[[], int]) -> None:
     from barbaron.cli import with_one_line_failures
 
     sys.exit(with_one_line_failures(main))
+
+
+def parser(name: str, description: str):
+    """The argument parser of the study script ``experiments.<name>``: errors are one line and
+    exit 2, as in barbaron's own commands."""
+    import argparse
+
+    from barbaron.cli import OneLineParser
+
+    return OneLineParser(
+        prog=f"python -m experiments.{name}",
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def output_file(path: Path, option: str = "--out") -> Path:
+    """``path``, a file a script writes at its end, made ready before its work starts: its
+    folder created, and a name that cannot be written refused in one line (not after an hour of
+    training)."""
+    from barbaron.errors import UsageError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(
+            f"{option}: cannot create {path.parent}: a file stands in the way"
+        ) from None
+    except OSError as e:
+        raise UsageError(f"{option}: cannot create {path.parent}: {e.strerror or e}") from None
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder: give the file to write")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"{option}: cannot write {path} (no permission)")
+    return path
 
 
 def count(text: str) -> int:

@@ -19,7 +19,6 @@ every bar from purchase to the end:
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -127,7 +126,7 @@ def spells_of(played: TurnRecorder, game: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser("game_rewards", __doc__.splitlines()[0])
     parser.add_argument("--games", type=common.count, default=20_000)
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")

@@ -23,7 +23,6 @@ from Easy to Hard: a "difficulty 1 to 10" read off the curve). Same arguments, s
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -209,7 +208,7 @@ def plot(out: Path, table: pd.DataFrame) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.homie_dial", description=__doc__)
+    parser = common.parser("homie_dial", __doc__)
     parser.add_argument(
         "--games", type=common.count, default=200_000, help="games per setting (default 200,000)"
     )

@@ -666,10 +666,7 @@ def command_of(args: argparse.Namespace, defaults: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m experiments.homie_ladder",
-        description=__doc__.splitlines()[0],
-    )
+    parser = common.parser("homie_ladder", __doc__.splitlines()[0])
     parser.add_argument(
         "--games",
         type=common.count,

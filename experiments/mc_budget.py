@@ -11,7 +11,6 @@ second per core of the whole table. Writes ``OUT/runs/`` (one barbaron results f
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -27,7 +26,7 @@ FIELD = "greedy"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.mc_budget", description=__doc__)
+    parser = common.parser("mc_budget", __doc__)
     parser.add_argument(
         "--games", type=common.count, default=20000, help="games per K (rotations in)"
     )

@@ -402,7 +402,7 @@ def solved_rows(table: Table, summary: dict, even: float, flat: dict) -> list[di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser("seat_compensation", __doc__.splitlines()[0])
     parser.add_argument(
         "--games",
         type=common.count,

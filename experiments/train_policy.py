@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -50,7 +49,7 @@ def win_share(env: BatchEnv, weights: np.ndarray, seed: int, games: int, first: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser = common.parser("train_policy", __doc__.partition("\n")[0])
     parser.add_argument("--generations", type=int, default=50)
     parser.add_argument("--games", type=common.count, default=8000, help="games per candidate")
     parser.add_argument("--popsize", type=int, default=16)
@@ -66,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bots" / "policy_weights.json")
     parser.add_argument("--results", type=Path, default=ROOT / "results" / "policy")
     args = parser.parse_args(argv)
+    common.output_file(args.out)
+    common.output_file(args.results / "training_curve.csv", "--results")
     import cma
 
     env = BatchEnv(OPPONENTS, autoreset=False)

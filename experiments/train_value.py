@@ -16,7 +16,6 @@ of positions from the harness's own games.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -151,7 +150,7 @@ def train(games: int, seed: int = SEED) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.train_value", description=__doc__)
+    parser = common.parser("train_value", __doc__)
     parser.add_argument(
         "--games", type=common.count, default=20000, help="training games (all tables)"
     )
@@ -161,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return 2
+    common.output_file(args.out)
     start = time.perf_counter()
     data = train(args.games, args.seed)
     args.out.write_text(json.dumps(data, indent=1) + "\n")

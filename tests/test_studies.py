@@ -155,8 +155,8 @@ SCRIPTS = sorted(
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-@pytest.mark.parametrize("bad", [["--games", "0"], ["--seed", "-1"]])
-def test_a_study_refuses_bad_arguments_without_a_traceback(script, bad):
+@pytest.mark.parametrize("bad", [["--games", "0"], ["--seed", "-1"], ["--bogus"]])
+def test_a_study_refuses_bad_arguments_in_one_line(script, bad):
     import subprocess
     import sys
 
@@ -168,5 +168,18 @@ def test_a_study_refuses_bad_arguments_without_a_traceback(script, bad):
         timeout=120,
     )
     lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert bad[0] in lines[-1] or "unrecognized arguments" in lines[-1], done.stderr
+    assert done.returncode == 2 and len(lines) == 1, done.stderr  # no usage dump either
+    assert bad[0] in lines[0] or "unrecognized arguments" in lines[0], done.stderr
+
+
+def test_a_training_script_makes_its_out_folder_and_refuses_a_bad_out_before_training(
+    tmp_path,
+):
+    from barbaron.errors import UsageError
+    from experiments import train_value
+
+    weights = tmp_path / "new" / "folder" / "w.json"
+    assert train_value.main(["--games", "20", "--out", str(weights)]) == 0
+    assert json.loads(weights.read_text())["trained"]["games"] == 20
+    with pytest.raises(UsageError, match="is a folder: give the file to write"):
+        train_value.main(["--games", "20", "--out", str(tmp_path)])
