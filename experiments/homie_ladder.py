@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import time
 from pathlib import Path
 
@@ -305,12 +306,16 @@ def policies(args: argparse.Namespace) -> pd.DataFrame:
 
 # --- 3. the presets -----------------------------------------------------------------------------
 def difference(fit, pool: list[str], weights: dict[str, float]) -> dict:
-    """A linear combination of ratings with its 95% interval from the fit's covariance."""
-    w = np.zeros(len(pool))
-    for bot, c in weights.items():
-        w[pool.index(bot)] = c
-    value = float(w @ fit.ratings)
-    se = float(np.sqrt(max(w @ fit.cov @ w, 0.0)))
+    """A linear combination of ratings with its 95% interval from the fit's covariance; NaN,
+    with a note, where a bot in it never won or always won (an infinite rating: small runs)."""
+    at = [pool.index(bot) for bot in weights]
+    infinite = [bot for bot, i in zip(weights, at, strict=True) if not np.isfinite(fit.ratings[i])]
+    if infinite:
+        note = f"not measurable: {', '.join(infinite)} never or always won (play more games)"
+        return {"value": math.nan, "ci": [math.nan, math.nan], "se": math.nan, "note": note}
+    w = np.array(list(weights.values()), dtype=float)
+    value = float(w @ fit.ratings[at])
+    se = float(np.sqrt(max(w @ fit.cov[np.ix_(at, at)] @ w, 0.0)))
     return {"value": value, "ci": [value - Z * se, value + Z * se], "se": se}
 
 
@@ -368,8 +373,8 @@ def presets(
             "normal - easy": low,
             "hard - normal": high,
             "(hard - normal) - (normal - easy)": diff,
-            "ratio": high["value"] / low["value"],
-            "evenly_spaced": bool(diff["ci"][0] <= 0 <= diff["ci"][1]),
+            "ratio": high["value"] / low["value"] if low["value"] else math.nan,
+            "evenly_spaced": None if "note" in diff else bool(diff["ci"][0] <= 0 <= diff["ci"][1]),
             "meaning": "the ladder's ratings; intervals 95% from the sandwich covariance of the "
             "fit (ratings refitted from the ladder's games.parquet): evenly spaced when the "
             "interval of the gaps' difference holds 0",
@@ -754,10 +759,15 @@ def main(argv: list[str] | None = None) -> int:
     gaps = preset["gaps"]
     for key in ("normal - easy", "hard - normal", "(hard - normal) - (normal - easy)"):
         g = gaps[key]
-        print(f"{key:34} {g['value']:+7.1f}  [{g['ci'][0]:+.1f}, {g['ci'][1]:+.1f}]")
+        if "note" in g:
+            print(f"{key:34} {g['note']}")
+        else:
+            print(f"{key:34} {g['value']:+7.1f}  [{g['ci'][0]:+.1f}, {g['ci'][1]:+.1f}]")
     above = preset["hard_above_simple_policies"]
+    even = gaps["evenly_spaced"]
     print(
-        f"evenly spaced: {gaps['evenly_spaced']}; hard above all {len(grid)} policies: "
+        f"evenly spaced: {'not measurable' if even is None else even}; "
+        f"hard above all {len(grid)} policies: "
         f"{above['all_below_hard']} (closest {above['closest']['bot']}, gap "
         f"{above['closest']['gap']:.1f} [{above['closest']['gap_ci'][0]:.1f}, "
         f"{above['closest']['gap_ci'][1]:.1f}]); fair beginner's opponent: "
