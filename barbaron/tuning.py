@@ -156,6 +156,20 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
     return space
 
 
+def _takes_beyond(spec: str, p: Param, end: float) -> bool:
+    """Whether the bot of ``spec`` takes a value of ``p`` beyond ``end``, an end of its range:
+    if not, a best there lies at the bot's own limit, and no wider range can help."""
+    from barbaron.registry import BotSpecError, make_bot, with_param
+
+    step = 1 if p.integer else (p.high - p.low) / 100
+    beyond = end - step if end == p.low else end + step
+    try:
+        make_bot(with_param(spec, p.name, beyond))
+    except BotSpecError:
+        return False
+    return True
+
+
 def spec_of(bot: str, values: Mapping[str, object]) -> str:
     """``bot`` with the given parameter values: a ready bot spec."""
     from barbaron.registry import with_param
@@ -524,7 +538,10 @@ def tune(
                 bar.close()
         rows = _trial_rows(run.study, space, direction)
         best = _best(rows, direction)
-        best["at_bounds"] = [p.name for p in space if best["values"][p.name] in (p.low, p.high)]
+        ends = [p for p in space if best["values"][p.name] in (p.low, p.high)]
+        wider = {p.name: _takes_beyond(best["spec"], p, best["values"][p.name]) for p in ends}
+        best["at_bounds"] = [name for name, beyond in wider.items() if beyond]
+        best["at_limits"] = [name for name, beyond in wider.items() if not beyond]
         arms = [Arm("best", (best["spec"], *field), rules)]
         if target is None:
             arms.append(Arm("base", (bot, *field), rules))

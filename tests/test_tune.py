@@ -230,3 +230,16 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(change, message, tmp_pa
 def test_a_parameter_given_twice_is_refused():
     with pytest.raises(UsageError, match="--param cushion given twice"):
         api.tune("normal", ["cushion=0:5", "cushion=1:2"])
+
+
+def test_a_best_at_the_bots_own_limit_is_not_told_to_widen_the_range():
+    """risk=0 is the least Hard takes: a best there lies at its limit, not at the edge of a
+    range that a wider one could pass."""
+    from barbaron.tuning import Param, _takes_beyond
+
+    risk = Param("risk", 0.0, 2.0, integer=False)
+    assert not _takes_beyond("hard:risk=0.0", risk, 0.0)
+    assert _takes_beyond("hard:risk=2.0", risk, 2.0)
+    rollouts = Param("rollouts", 1, 8, integer=True)
+    assert not _takes_beyond("mc:rollouts=1", rollouts, 1)
+    assert _takes_beyond("mc:rollouts=8", rollouts, 8)

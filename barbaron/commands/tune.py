@@ -105,6 +105,13 @@ def run(args: argparse.Namespace) -> int:
             + ", ".join(f"{n}={s['best']['values'][n]}" for n in edges)
             + "): the optimum may lie beyond it; widen the range"
         )
+    limits = s["best"].get("at_limits", [])
+    if limits:
+        print(
+            "note: the best lies at the limit of what the bot takes ("
+            + ", ".join(f"{n}={s['best']['values'][n]}" for n in limits)
+            + ")"
+        )
     bias = "biased upward" if s["target"] is None else "closer to the target than it is"
     print(
         f"tuning share {s['tuning_share']:.4f} on the tuning deals (seed {s['seed']}; {bias}: "
