@@ -434,6 +434,7 @@ def sweep(
                 }
             )
         best = max(points, key=lambda p: p["win_share"])
+        tied = [p["value"] for p in points if p is not best and p["win_share"] == best["win_share"]]
         columns = ("bot", "win_share", "win_share_ci", "mean_worth")
         summary = {
             "games": run.job.games,
@@ -441,7 +442,11 @@ def sweep(
             "param": param,
             "field": list(field),
             "points": points,
-            "best": {"value": best["value"], "win_share": best["win_share"]},
+            "best": {
+                "value": best["value"],
+                "win_share": best["win_share"],
+                "tied": tied,  # values with exactly the same win share (the first is "value")
+            },
             "bots": [
                 {"bot": p["bot"], "games": run.job.games, **{k: p[k] for k in columns[1:]}}
                 for p in points

@@ -109,6 +109,15 @@ def test_sweep_points_and_best():
     points = result.points
     assert list(points["value"]) == [0, 1] and list(points["bot"]) == ["easy:buy=0", "easy:buy=1"]
     assert result.best["value"] == 1 and result.best["win_share"] == points["win_share"].max()
+    assert result.best["tied"] == []
+
+
+def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
+    """Four Hards at risk 0 or 0.5 win exactly a quarter each: the first is named, with the tie."""
+    argv = ["sweep", "--bot", "hard", "--param", "risk=0:1:0.5", "--games", "40", "--quiet"]
+    assert main([*argv, "--workers", "1", "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "best: risk=0 (win share 0.2500, tied with risk=0.5) against" in out, out
 
 
 @pytest.mark.parametrize(

@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
             f"{p['mean_worth']:>10.1f}"
         )
     best = result.best
+    tied = "".join(f", tied with {name}={v}" for v in best.get("tied", []))
     print(
-        f"best: {name}={best['value']} (win share {best['win_share']:.4f}) against "
+        f"best: {name}={best['value']} (win share {best['win_share']:.4f}{tied}) against "
         f"{', '.join(summary['field'])}"
     )
     print_done(result)
