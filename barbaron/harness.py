@@ -19,8 +19,9 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -188,8 +189,6 @@ def rotated(bots: tuple[str, ...], rotation: int) -> list[int]:
 
 def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None) -> UnitResult:
     """Play unit ``unit`` of ``job``: every arm, every rotation, on the unit's deals."""
-    import time
-
     start = time.perf_counter()
     strategies = strategies if strategies is not None else {}
     deals = job.unit_deals(unit)
@@ -473,14 +472,14 @@ def run_units(
 
     On this machine the process itself is one of the workers: it plays units (with
     ``own_task``, by default ``task``) while the other ``workers - 1`` processes start and play
-    theirs, so a second worker pays off at once (but not while its background work, the plots'
-    import, runs: the helpers play on meanwhile). When
+    theirs, so a second worker pays off at once (but once a helper is ready, this process plays
+    nothing while its background work, the plots' import, runs: the helpers play on). When
     the run fails or is interrupted, the units that finished but could not be yielded yet (their
     turn had not come) are put in ``leftovers``, so that none of the work is lost (on an early
     stop too: the caller decides). ``count``: how many units there are, if known (no more
     helpers are started than units). ``on_start`` is called once the helper processes exist
-    (at once without any, or on dask): where to start a thread of this process (a background
-    import), which a fork would copy half-way, its locks held.
+    and have their first units (at once without any, or on dask): where to start a thread of
+    this process (a background import), which a fork would copy half-way, its locks held.
     """
     on_start = on_start or (lambda: None)
     if job.backend == "dask":
@@ -527,18 +526,22 @@ def run_units(
             while order and (order[0] in mine or running[order[0]].done()):
                 unit = order.popleft()
                 yield mine.pop(unit) if unit in mine else running.pop(unit).result()
-            if left and not _background_busy():
+            # while the background import runs, a unit played here beside it takes several
+            # times as long, and the helpers' queue ran dry meanwhile: this process only keeps
+            # that queue filled then (unless no helper is ready yet to play instead)
+            if left and (ready == 0 or not _background_busy()):
                 if (unit := next(queue, None)) is None:
                     left = False
                 else:
                     order.append(unit)  # play it here while the helpers play theirs
                     mine[unit] = own_task(job, unit, strategies)
-            elif left or order:  # wait for the helpers' next unit, hearing Ctrl-C
-                # (all taken, or the background import runs: a unit played beside it takes it
-                # several times as long, and the helpers' queue ran dry meanwhile)
-                waiting = [running[u] for u in order if u in running]
+            elif left or order:  # wait for a helper's unit (or its start), hearing Ctrl-C
+                pending = [f for f in (*running.values(), *warming) if not f.done()]
                 timeout = BACKGROUND_CHECK_SECONDS if left else INTERRUPT_CHECK_SECONDS
-                wait(waiting, timeout=timeout, return_when=FIRST_COMPLETED)
+                if pending:
+                    wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                else:  # nothing to wait for but the background work
+                    time.sleep(timeout)
                 interrupts.check()
             else:
                 break
@@ -573,7 +576,7 @@ START_METHOD = "fork" if sys.platform == "linux" else "spawn"  # how helper proc
 _kept: list = []  # spawned helpers kept for this process's next run: (their setting, pool)
 
 
-def _start_helpers(helpers: int, parent: int) -> tuple:
+def _start_helpers(helpers: int, parent: int) -> tuple[ProcessPoolExecutor, bool]:
     """A pool of ``helpers`` processes for the units of one run, and whether they are ready to
     play at once (forked, or kept from an earlier run).
 
@@ -586,7 +589,6 @@ def _start_helpers(helpers: int, parent: int) -> tuple:
     (:func:`_end_helpers`), as ``tune``'s trials or a sweep's points follow one another, if
     it needs as many, all still alive, in the same setting (:func:`_helper_setting`)."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     if _kept:
         setting, pool = _kept.pop()
@@ -696,7 +698,6 @@ def _stop_helpers(executor) -> None:
     helpers are killed here; once they are gone the manager thread gets a second to stop, and
     only if it is still waiting is this process's writing end closed, so that the read ends
     (closing it while the thread closes it too printed the thread's traceback)."""
-    import time
     from multiprocessing.connection import wait
 
     processes = list(getattr(executor, "_processes", {}).values())
@@ -776,8 +777,6 @@ def _watch_parent(parent: int) -> None:
 
 
 def _exit_with_parent(parent: int) -> None:
-    import time
-
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)

@@ -5,6 +5,7 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 from conftest import interrupted_at
 
+from barbaron import harness
 from barbaron.cli import main
 from barbaron.harness import Arm, Job, run_units
 from barbaron.results import RunFolder
@@ -665,6 +667,7 @@ def timed_unit(job, unit, strategies=None, *, seconds=0.0):
     return os.getpid(), began, clock.monotonic()
 
 
+@pytest.mark.skipif(harness.START_METHOD != "fork", reason="forked helpers are ready at once")
 def test_forked_helpers_play_while_this_process_plays_its_first_unit():
     """A forked helper is ready at once: its first units are handed over before this process
     starts its own, not once that one is done (then a slow first unit, say with an import
@@ -742,24 +745,70 @@ def test_helpers_fork_only_once_background_work_has_ended():
     assert list(units) == list(range(6)) and at_fork == [True]
 
 
-def test_with_helpers_this_process_plays_no_unit_while_its_background_work_runs():
-    """Beside the plots' import a unit takes several times as long: the helpers play on
-    meanwhile, and their first units were handed over before the import started."""
+def sleeper(seconds: float) -> tuple[Callable[[], None], list[float]]:
+    """An ``on_start`` that starts background work of ``seconds`` (as the plots' import), and
+    the list that gets the monotonic time it ended."""
     import functools
-    import threading
     import time
 
     from barbaron.harness import in_background
 
-    ended = threading.Event()
-    sleeper = functools.partial(in_background, lambda: (time.sleep(0.4), ended.set()), "sleeper")
-    job = Job(arms=small_job(2).arms, games=20 * 12, seed=0, batch_size=20, workers=2)
+    ended: list[float] = []
+    work = lambda: (time.sleep(seconds), ended.append(time.monotonic()))  # noqa: E731
+    return functools.partial(in_background, work, "sleeper"), ended
+
+
+@pytest.mark.skipif(harness.START_METHOD != "fork", reason="forked helpers are ready at once")
+def test_with_helpers_this_process_plays_no_unit_while_its_background_work_runs():
+    """Beside the plots' import a unit takes several times as long: the helpers play on
+    meanwhile, and this process starts its own units once the import is done."""
+    import functools
+
+    on_start, ended = sleeper(0.4)
+    job = Job(arms=small_job(2).arms, games=20 * 30, seed=0, batch_size=20, workers=2)
     slow = functools.partial(timed_unit, seconds=0.05)
-    played = list(run_units(job, range(12), slow, own_task=timed_unit, on_start=sleeper))
+    played = list(run_units(job, range(30), slow, own_task=timed_unit, on_start=on_start))
     mine = [began for pid, began, _ in played if pid == os.getpid()]
-    helper = sorted(began for pid, began, _ in played if pid != os.getpid())
-    assert mine and ended.is_set() and len(helper) >= 2
-    assert helper[1] < min(mine)  # the helper played on; this process waited for the import
+    assert mine and min(mine) >= ended[0]
+    assert sum(pid != os.getpid() for pid, _, _ in played) >= 4  # played during the 0.4 s
+
+
+def alternating(job, unit, strategies=None):
+    """A unit of 0.3 s or 0.02 s: helpers finish them out of order."""
+    return timed_unit(job, unit, seconds=0.3 if unit % 2 else 0.02)
+
+
+def test_waiting_for_helpers_and_background_work_takes_no_cpu():
+    """While it waits (helpers playing, the background import running) this process sleeps:
+    it spun on a unit finished out of order, and took the import's GIL and a helper's core."""
+    import time
+
+    on_start, _ = sleeper(1.0)
+    job = Job(arms=small_job(3).arms, games=20 * 16, seed=0, batch_size=20, workers=3)
+    before = time.process_time()
+    played = list(run_units(job, range(16), alternating, on_start=on_start))
+    assert len(played) == 16 and time.process_time() - before < 0.4
+
+
+def test_spawned_helpers_still_starting_leave_this_process_playing(monkeypatch):
+    """A spawned helper takes about a second to start: meanwhile this process plays, background
+    import or not (nobody played, and it spun, until the helper was ready)."""
+    import functools
+
+    monkeypatch.setattr(harness, "START_METHOD", "spawn")
+    on_start, ended = sleeper(1.0)
+    job = Job(arms=small_job(2).arms, games=20 * 12, seed=0, batch_size=20, workers=2)
+    quick = functools.partial(timed_unit, seconds=0.01)
+    try:
+        played = list(run_units(job, range(12), quick, on_start=on_start))
+        still_busy = not ended  # the whole run played during the background work
+    finally:
+        harness._background_done()
+        for _, pool in harness._kept:
+            pool.shutdown()
+        harness._kept.clear()
+    assert len(played) == 12 and still_busy
+    assert any(pid == os.getpid() for pid, _, _ in played)
 
 
 def test_spawned_helpers_play_the_same_games_and_are_kept_for_the_next_run(monkeypatch, tmp_path):
