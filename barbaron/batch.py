@@ -380,9 +380,9 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
     )
     if bad >= 0:
         raise IllegalDecision(
-            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar "
-            f"{int(choice[bad])} in game {int(view.game[games[bad]])}, which "
-            "it may not (not its own, at Draught Tap, or unaffordable)"
+            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar {int(choice[bad])}, "
+            "which it may not: not its own, at Draught Tap, or unaffordable",
+            game=int(view.game[games[bad]]),
         )
     return choice
 

@@ -206,6 +206,26 @@ class Evaluation:
             return self.win.sum(axis=2) / (WIN_UNITS * self.rollouts)
 
 
+def _in_rollout(
+    error: IllegalDecision | StrategyError,
+    rules: Rules,
+    point: DecisionPoint,
+    games: np.ndarray,
+    keys: np.ndarray,
+) -> IllegalDecision | StrategyError:
+    """``error`` from a rollout, said as such: the engine knows a copy's game only by its
+    stream key (``keys[i]``, a copy of real game ``games[i]``), so the real game replaces it."""
+    where = f"from seat {point.seat}'s {point.decision.method} in round {point.round(rules)}"
+    key = getattr(error, "game", None)
+    if key is not None and (key == keys).any():
+        game = int(games[np.flatnonzero(keys == key)[0]])
+        return IllegalDecision(f"in a rollout {where}: {error.message}", game=game)
+    real = np.unique(games)
+    shown = ", ".join(map(str, real[:3])) + (", ..." if real.size > 3 else "")
+    message = f"in a rollout {where}, of game{'s' * (real.size > 1)} {shown}: {error}"
+    return type(error)(message)
+
+
 def evaluate(
     rules: Rules,
     strategies: list[Strategy],
@@ -247,12 +267,8 @@ def evaluate(
             final = play_from(
                 rules, strategies, seed, copies, point, choice, None if bars is None else bars[rows]
             )
-        except (IllegalDecision, StrategyError) as e:  # its "game" is a rollout's stream key
-            game = int(state.game[rows[0]])
-            raise type(e)(
-                f"in a rollout (an imagined rest of game {game}, from seat {point.seat}'s "
-                f"{point.decision.method} in round {point.round(rules)}): {e}"
-            ) from None
+        except (IllegalDecision, StrategyError) as e:
+            raise _in_rollout(e, rules, point, state.game[rows], copies.game) from e
         win[rows, opts, r], share[rows, opts, r] = shares(final, point.seat)
         played[rows, opts, r] = True
     return Evaluation(win, share, played)

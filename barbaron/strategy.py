@@ -36,7 +36,12 @@ from barbaron.rules import Rules
 
 
 class IllegalDecision(RuntimeError):
-    """A strategy answered something the rules or the contract do not allow: a bug in it."""
+    """A strategy answered something the rules or the contract do not allow: a bug in it.
+    ``game``: the game (its stream index) the answer was for, where one game is to blame."""
+
+    def __init__(self, message: str, game: int | None = None) -> None:
+        super().__init__(message if game is None else f"{message} (game {game})")
+        self.message, self.game = message, game
 
 
 class StrategyError(RuntimeError):

@@ -131,18 +131,33 @@ def test_mc_measures_closeness_between_its_best_two_options():
     assert gap.tolist() == pytest.approx([0.6, 0.0, 0.5])
 
 
-class UpgradesBarZero(Strategy):
-    """Upgrades bar 0 always: illegal while it owns none."""
+class UpgradesInGames(Strategy):
+    """Buys every bar; upgrades bar 0 in the given games (stream indices) only, where it is
+    asked (once it owns a bar): illegal unless bar 0 is its own."""
+
+    def __init__(self, games: tuple = ()) -> None:
+        self.games = np.array(games, dtype=np.int64)
+
+    def buy(self, view, games, bars):
+        return np.ones(games.size, dtype=bool)
 
     def upgrade(self, view, games):
-        return np.zeros(games.size, dtype=np.int8)
+        return np.where(np.isin(view.game[games], self.games), 0, -1).astype(np.int8)
 
 
-def test_an_illegal_answer_in_a_rollout_says_so(monkeypatch):
-    """The engine names a rollout's stream key as its game: the error says whose game it is."""
-    from barbaron.bots import mc as mc_module
+def test_an_illegal_answer_in_a_rollout_names_the_real_game():
+    """The engine knows a rollout's copy by its stream key: the error says it was in a
+    rollout, and of which real game (game 5 of 0..7, not the first of the batch)."""
+    from barbaron import rollouts as ro
+    from barbaron import streams
+    from barbaron.batch import BatchState
+    from barbaron.strategy import Decision
 
-    monkeypatch.setattr(mc_module, "playout_bot", lambda name, spec: UpgradesBarZero())
-    searcher = MC(rollouts=2)
-    with pytest.raises(IllegalDecision, match=r"in a rollout \(an imagined rest of game 7, "):
-        play_batch(Rules(players=2), [searcher, make_bot("hard")], 0, np.arange(7, 8))
+    rules, seed = Rules(players=2), 3
+    state = BatchState.start(rules, np.arange(8))
+    point = ro.DecisionPoint(slot=0, seat=0, decision=Decision.UPGRADE)
+    copies_of_five = streams.rollout_keys(seed, np.array([5, 5]), 0, 0, np.arange(2))
+    bot = UpgradesInGames(tuple(copies_of_five))
+    options, valid = np.full((8, 1), -1), np.ones((8, 1), dtype=bool)
+    with pytest.raises(IllegalDecision, match=r"^in a rollout from seat 0's .*\(game 5\)$"):
+        ro.evaluate(rules, [bot, bot], seed, state, point, options, valid, 2)
