@@ -83,16 +83,20 @@ def job_difference(then: object, now: dict) -> str:
             return ",".join(map(str, value))
         return str(value)
 
-    if not isinstance(then, dict) or not isinstance(then.get("arms"), list):
-        return "another job (its manifest.json records none this version reads)"
-    if [a.get("label") for a in then["arms"]] != [a["label"] for a in now["arms"]]:
+    unread = "another job (its manifest.json records none this version reads)"
+    arms = then.get("arms") if isinstance(then, dict) else None
+    if not isinstance(arms, list) or not all(isinstance(a, dict) for a in arms):
+        return unread
+    if [a.get("label") for a in arms] != [a["label"] for a in now["arms"]]:
         return "other lineups or points"
-    for old, new in zip(then["arms"], now["arms"], strict=True):
+    for old, new in zip(arms, now["arms"], strict=True):
         where = f" in {new['label']}" if len(now["arms"]) > 1 else ""
         if old.get("bots") != new["bots"]:
             bots = " ".join(map(str, old.get("bots") or []))
             return f"the bots {bots}{where} (now {' '.join(new['bots'])})"
-        rules = old.get("rules") or {}
+        rules = old.get("rules")
+        if not isinstance(rules, dict):
+            return unread
         # seat coins first: they set start coins and seat bonus too
         for key, value in sorted(new["rules"].items(), key=lambda kv: kv[0] != "seat_coins"):
             if rules.get(key) != value:
@@ -100,9 +104,10 @@ def job_difference(then: object, now: dict) -> str:
                 return f"{name} {shown(rules.get(key))}{where} (now {shown(value)})"
     if then.get("rotate") != now["rotate"]:
         return "--no-rotate" if now["rotate"] else "every rotation (no --no-rotate)"
-    for key in ("games", "seed"):
-        if then.get(key) != now[key]:
-            return f"--{key} {shown(then.get(key))} (now {shown(now[key])})"
+    if then.get("games") != now["games"]:  # --games, or compare's --max-games
+        return f"{shown(then.get('games'))} games per lineup (now {shown(now['games'])})"
+    if then.get("seed") != now["seed"]:
+        return f"--seed {shown(then.get('seed'))} (now {shown(now['seed'])})"
     return "another job (see the differences in its manifest.json)"
 
 
@@ -346,33 +351,46 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
     """A content hash of every file the specs load, so that a resume (or a replay) can refuse
     a changed strategy: plugin modules (``file.py:Class`` or ``package.module:Class``), also
     inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
-    (``value:weights=w.json``). A file that cannot be read is recorded as ``UNREADABLE``."""
-    from barbaron.registry import split_spec
+    (``value:weights=w.json``). A plugin that cannot be read is recorded as ``UNREADABLE``."""
+    from barbaron.registry import parse_value, split_spec
 
     hashes: dict[str, str] = {}
 
-    def visit(spec: str) -> None:
-        head, plugin, _ = split_spec(spec)[0].partition(":")
+    def visit(spec: str, nested: bool) -> None:
+        bot, params = split_spec(spec)
+        head, plugin, _ = bot.partition(":")
         if plugin and head not in hashes:
-            if head.endswith(".py") or "/" in head:
-                path = Path(head)
-            else:
-                found = importlib.util.find_spec(head)
-                path = Path(found.origin) if found is not None and found.origin else None
+            path = _plugin_path(head)
+            if path is None and nested:  # a text parameter with a colon, not a spec
+                return
             hashes[head] = _sha256(path) if path is not None and _is_file(path) else UNREADABLE
-        for item in split_spec(spec)[1].split(","):
+        for item in params.split(","):
             value = item.partition("=")[2].strip()
-            if value and _is_file(Path(value)):
+            if not isinstance(parse_value(value), str) or not value:  # a number names no file
+                continue
+            if _is_file(Path(value)):
                 hashes.setdefault(value, _sha256(Path(value)))
             elif ":" in value:  # a spec inside a spec writes its parameters with ";"
-                visit(value.replace(";", ","))
+                visit(value.replace(";", ","), nested=True)
 
     for spec in specs:
-        visit(spec)
+        visit(spec, nested=False)
     return hashes
 
 
-UNREADABLE = "unreadable"  # plugin_hashes' mark of a file it cannot read
+UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read
+
+
+def _plugin_path(head: str) -> Path | None:
+    """The file of a plugin named ``file.py`` (or a path) or ``package.module``; None if no
+    module of that name is found."""
+    if head.endswith(".py") or "/" in head:
+        return Path(head)
+    try:
+        found = importlib.util.find_spec(head)
+    except (ImportError, ValueError):  # its package is missing, or the name is not one
+        return None
+    return Path(found.origin) if found is not None and found.origin else None
 
 
 def _is_file(path: Path) -> bool:
@@ -386,17 +404,21 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
     """What differs between the file hashes a run recorded (``then``) and those of its specs
     now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
     recorded (``"it started"``)."""
-    if then == now:
-        return None
-    changed = sorted(p for p in now if not isinstance(then, dict) or then.get(p) != now[p])
+    then = then if isinstance(then, dict) else {}
+    changed = sorted(p for p in {*then, *now} if then.get(p) != now.get(p))
     if not changed:
-        return f"its plugins differ from those of when {since}"
-    if now[changed[0]] == UNREADABLE:
+        return None
+    name = changed[0]
+    if name not in now:
+        return f"the file {name}, read when {since}, is gone"
+    if now[name] == UNREADABLE:
         return (
-            f"the file {changed[0]} cannot be read from {os.getcwd()} (run this from the folder "
+            f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "
             f"where {since})"
         )
-    return f"the file {changed[0]} has changed since {since}"
+    if name not in then:
+        return f"the file {name} was not there when {since}"
+    return f"the file {name} has changed since {since}"
 
 
 @functools.cache

@@ -171,14 +171,34 @@ def test_resume_names_what_differs_from_the_interrupted_run(tmp_path, capsys, mo
         (["--rounds", "12"], "--rounds 10 (now 12)"),
         (["--seat-coins", "1000,1000"], "--seat-coins none (now 1000,1000)"),
         (["--no-rotate"], "every rotation (no --no-rotate)"),
-        (["--games", "2200"], "--games 2000 (now 2200)"),
+        (["--games", "2200"], "2000 games per lineup (now 2200)"),
     ]:
         status, _, err = run(capsys, *argv, *change, "--resume")
         assert status == 2 and one_line(err) and f"started with {words};" in err, err
+    manifest = tmp_path / "p.partial" / "manifest.json"
+    recorded = json.loads(manifest.read_text())
+    for damage in ([1], [{"label": "play", "bots": ["easy", "normal"], "rules": [10]}]):
+        manifest.write_text(json.dumps(recorded | {"job": recorded["job"] | {"arms": damage}}))
+        status, _, err = run(capsys, *argv, "--resume")
+        assert status == 2 and one_line(err) and "started with another job" in err, err
+    manifest.write_text(json.dumps(recorded))
     other = [*argv[:bots], "hard", *argv[bots + 1 :]]
     status, _, err = run(capsys, *other, "--resume")
     assert status == 2 and "started with the bots easy normal (now easy hard)" in err, err
     assert run(capsys, *argv, "--resume")[0] == 0
+
+
+def test_only_files_a_spec_loads_are_fingerprinted(tmp_path, monkeypatch):
+    """A number that happens to name a file is no file parameter, and a text parameter with a
+    colon is no plugin (its lookup raised ModuleNotFoundError on every run with --out)."""
+    from barbaron.results import plugin_hashes
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "100").write_text("not a bot's file")
+    (tmp_path / "mine.py").write_text(PLUGIN.format(cushion=100))
+    assert plugin_hashes(["mc:rollouts=100", "normal:cushion=100"]) == {}
+    texts = plugin_hashes(["mine.py:Mine:mode=x.y:z", "mine.py:Mine:mode=.a:b"])
+    assert list(texts) == ["mine.py"]
 
 
 def weights_file(path: Path, sign: int) -> None:
