@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections.abc import Callable
@@ -41,11 +42,9 @@ def script(main: Callable[[], int]) -> None:
     sys.exit(with_one_line_failures(main))
 
 
-def parser(name: str, description: str):
+def parser(name: str, description: str) -> argparse.ArgumentParser:
     """The argument parser of the study script ``experiments.<name>``: errors are one line and
     exit 2, as in barbaron's own commands."""
-    import argparse
-
     from barbaron.cli import OneLineParser
 
     return OneLineParser(
@@ -92,8 +91,6 @@ def counts(text: str) -> list[int]:
 
 
 def _whole(text: str, low: int, high: int | None, what: str) -> int:
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
