@@ -252,7 +252,7 @@ def compare(
             "bots": arms_summary[0]["bots"],
             "seats": arms_summary[0]["seats"],
             "arms": arms_summary,
-            "own": [{"win_share": e.mean, "win_share_ci": list(e.ci)} for e in own],
+            "own": [{"win_share": e.mean, "win_share_ci": e.share_ci} for e in own],
             "difference": {
                 "win_share": diff.mean,
                 "win_share_ci": list(diff.ci),
@@ -428,7 +428,7 @@ def sweep(
                     "value": v,
                     "bot": spec,
                     "win_share": est.mean,
-                    "win_share_ci": list(est.ci),
+                    "win_share_ci": est.share_ci,
                     "mean_worth": arm["bots"][0]["mean_worth"],
                     "arm": arm,
                 }

@@ -338,7 +338,7 @@ class Totals:
                     "games": games,
                     "seats": int(copies[b]),
                     "win_share": est.mean,
-                    "win_share_ci": list(est.ci),
+                    "win_share_ci": est.share_ci,
                     "mean_worth": float(sum(self.position_worth[mine])) / max(seats_played, 1),
                     "worth_share": float(sum(self.position_worth_share[mine]))
                     / FIXED
@@ -357,7 +357,7 @@ class Totals:
                 {
                     "seat": seat,
                     "win_share": est.mean,
-                    "win_share_ci": list(est.ci),
+                    "win_share_ci": est.share_ci,
                     "mean_worth": float(self.seat_worth[seat]) / max(games, 1),
                 }
             )

@@ -31,6 +31,13 @@ class Estimate:
         """The 95% confidence interval (normal approximation over deals)."""
         return (self.mean - Z95 * self.se, self.mean + Z95 * self.se)
 
+    @property
+    def share_ci(self) -> list[float]:
+        """:attr:`ci` of a share, kept within 0 and 1: with few deals the normal
+        approximation reaches past the shares possible."""
+        low, high = self.ci
+        return [max(low, 0.0), min(high, 1.0)]
+
 
 def estimate(total: int, total_sq: int, deals: int, scale: float) -> Estimate:
     """Mean and standard error of per-deal values x_d = v_d / scale from exact integer sums

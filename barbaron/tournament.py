@@ -533,7 +533,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
                 "rating_se": float(fit.se[b]),
                 "rating_se_model": float(fit.se_model[b]),
                 "win_share": est.mean,
-                "win_share_ci": list(est.ci),
+                "win_share_ci": est.share_ci,
                 "mean_worth": worth[b] / max(played, 1),
                 "worth_share": worth_share[b] / max(played, 1),
                 "lineups": int(per_deal[b]) // rotations,
@@ -552,7 +552,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
                     "bot": pool[b],
                     "predicted": float(predicted[p]),
                     "observed": est.mean,
-                    "observed_ci": list(est.ci),
+                    "observed_ci": est.share_ci,
                     "error": est.mean - float(predicted[p]),
                 }
             )
@@ -575,7 +575,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             {
                 "seat": seat,
                 "win_share": est.mean,
-                "win_share_ci": list(est.ci),
+                "win_share_ci": est.share_ci,
                 "mean_worth": seat_worth / max(deals * rotations * len(lineups), 1),
             }
         )

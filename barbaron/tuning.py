@@ -506,7 +506,7 @@ def tune(
         est = play_totals(job, quiet=True)[0].position_estimate(0)
         value = est.mean if target is None else abs(est.mean - target)
         attrs = {"values": values, "spec": spec, "win_share": est.mean}
-        return value, attrs | {"win_share_ci": list(est.ci)}
+        return value, attrs | {"win_share_ci": est.share_ci}
 
     with _Study(execution, template, settings, direction) as run:
         bar = None
@@ -629,7 +629,7 @@ def _confirmation(totals, paired, target, job, bot) -> dict:
 
     def own(total) -> dict:
         est = total.position_estimate(0)
-        return {"bot": total.arm.bots[0], "win_share": est.mean, "win_share_ci": list(est.ci)}
+        return {"bot": total.arm.bots[0], "win_share": est.mean, "win_share_ci": est.share_ci}
 
     result = {
         "seed": job.seed,

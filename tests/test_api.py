@@ -364,3 +364,12 @@ def test_a_ctrl_c_before_the_games_start_waits_for_the_run(monkeypatch):
         api.play(["easy", "hard"], games=40, workers=1)
     monkeypatch.setattr(api, "execution_of", real)
     assert api.play(["easy", "hard"], games=40, workers=1).games_now == 40
+
+
+def test_share_intervals_stay_within_the_shares_possible():
+    """With 4 deals the normal approximation reaches below 0 and above 1 (seat intervals of
+    [-0.24, 0.74] and [0.26, 1.24] here): a share's interval is kept within 0 and 1."""
+    s = api.play(["autopilot", "hard"], games=8, workers=1).summary
+    intervals = [(r["win_share"], r["win_share_ci"]) for r in s["bots"] + s["seats"]]
+    assert all(0 <= low <= mean <= high <= 1 for mean, (low, high) in intervals), intervals
+    assert any(low == 0 or high == 1 for _, (low, high) in intervals)  # it was past them
