@@ -98,16 +98,29 @@ class CompareResult(RunResult):
 
 @dataclass(frozen=True)
 class SeatsResult(RunResult):
-    """The result of :func:`seats`."""
+    """The result of :func:`seats`: per seat bonus, each played as its own lineup."""
 
     @property
     def points(self) -> pd.DataFrame:
         """Per seat bonus and seat: win share with its 95% interval."""
+        return self._per_bonus("seats")
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        """Per seat bonus and seat (as :attr:`points`)."""
+        return self.points
+
+    @property
+    def bots(self) -> pd.DataFrame:
+        """Per seat bonus and bot: games, seats, win share with its 95% interval, mean worth."""
+        return self._per_bonus("bots")
+
+    def _per_bonus(self, rows: str) -> pd.DataFrame:
         return frame(
             [
-                {"seat_bonus": p["seat_bonus"], **s}
+                {"seat_bonus": p["seat_bonus"], **row}
                 for p in self.summary["points"]
-                for s in p["seats"]
+                for row in p["arm"][rows]
             ]
         )
 

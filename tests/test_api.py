@@ -102,6 +102,11 @@ def test_seats_takes_bonuses_as_text_or_a_list():
     assert list(points["seat_bonus"]) == [0, 0, 200, 200, 400, 400]
     slopes = [p["slope"] for p in text.summary["points"]]
     assert slopes == sorted(slopes) and 0 < text.even["bonus"] < 400
+    assert text.seats.equals(points)  # per bonus, as every result's tables (it raised)
+    bots = api.seats(["easy", "hard"], bonus="0,100", games=200, **COMMON).bots
+    assert list(zip(bots["seat_bonus"], bots["bot"], strict=True)) == [
+        (0, "easy"), (0, "hard"), (100, "easy"), (100, "hard")
+    ]  # fmt: skip
 
 
 def test_sweep_points_and_best():
