@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from pathlib import Path
 
 from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, backend_named
 from barbaron.params import read_number
@@ -215,7 +216,9 @@ def print_done(result) -> None:
     rate = result.games_now / max(result.seconds, 1e-9)
     earlier = result.games_total - result.games_now
     resumed = f" ({earlier:,} from before the resume)" if earlier > 0 else ""
+    here = Path.cwd()
+    where = result.out.relative_to(here) if result.out.is_relative_to(here) else result.out
     print(
         f"\n{result.games_total:,} games{resumed}; {result.games_now:,} played now in "
-        f"{result.seconds:.1f} s ({rate:,.0f} games/s) -> {result.out}/"
+        f"{result.seconds:.1f} s ({rate:,.0f} games/s) -> {where}/"
     )
