@@ -429,7 +429,7 @@ def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int 
         if isinstance(answer, numbers.Integral) and not isinstance(answer, bool | np.bool_):
             if -1 <= answer < R.N_BARS:
                 return int(answer)
-        expected = f"None or a bar index (0 to {R.N_BARS - 1})"
+        expected = f"None or a bar index (0 to {R.N_BARS - 1}; -1 is taken for None too)"
     else:
         if isinstance(answer, bool | np.bool_):
             return bool(answer)

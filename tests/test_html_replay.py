@@ -75,6 +75,15 @@ def test_a_scenario_file_and_a_run_game_make_pages_too(tmp_path, capsys):
     assert status == 0 and page_data(page)["frames"][0]["winprob"][0] is None
 
 
+def test_a_scenario_naming_an_unknown_bot_names_the_file(tmp_path, capsys):
+    data = json.loads(CONFORMANCE_FILES[1].read_text())
+    players = data["rules"].get("players", len(data["policies"]))
+    scenario = tmp_path / "duel.json"
+    scenario.write_text(json.dumps(data | {"bots": ["human", *["nobody"] * (players - 1)]}))
+    status, _, err = run(capsys, "replay", str(scenario), "--html", str(tmp_path / "d.html"))
+    assert status == 2 and err.startswith(f"error: {scenario}: its bots: unknown bot 'nobody'")
+
+
 def find_browser():
     for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
         if shutil.which(name):

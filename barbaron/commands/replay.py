@@ -257,7 +257,10 @@ def _html_of_scenario(args: argparse.Namespace, scenario) -> int:
     if scenario.bots is not None:
         names = list(scenario.bots)
         rollout_specs = ["hard" if b == "human" else b for b in names]
-        rollout_bots = build_bots(rollout_specs)
+        try:
+            rollout_bots = build_bots(rollout_specs)
+        except UsageError as e:  # a bot the file names: say which file
+            raise UsageError(f"{scenario.path}: its bots: {e}") from None
     else:
         names = [repr(p) for p in scenario.policies]
         rollout_specs, rollout_bots = names, list(scenario.policies)
