@@ -18,4 +18,21 @@ def backend_named(name: str) -> str:
     return OLD_BACKEND_NAMES.get(name, name)
 
 
+RULES_OPTIONS = {  # a Rules field, as the command line sets it
+    "rounds": "--rounds",
+    "start_coins": "--start-coins",
+    "seat_bonus": "--seat-bonus",
+    "seat_coins": "--seat-coins",
+}
+
+
+def option_text(value: object) -> str:
+    """A value as a command line writes it: ``none``, ``1000,1100`` for a list, else as is."""
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
 STUDY_FILE = "study.db"  # barbaron tune's optuna storage (SQLite) in its results folder

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from barbaron import __version__
-from barbaron.config import STUDY_FILE
+from barbaron.config import RULES_OPTIONS, STUDY_FILE, option_text
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 
 
@@ -64,25 +64,9 @@ def job_record(job: Job) -> dict:
     }
 
 
-RULES_OPTIONS = {  # a Rules field as the command line sets it
-    "rounds": "--rounds",
-    "start_coins": "--start-coins",
-    "seat_bonus": "--seat-bonus",
-    "seat_coins": "--seat-coins",
-}
-
-
 def job_difference(then: object, now: dict) -> str:
     """The first thing in which a recorded job (:func:`job_record`) differs from ``now``, in
     command-line words: ``"--seed 3 (now 4)"``."""
-
-    def shown(value: object) -> str:
-        if value is None:
-            return "none"
-        if isinstance(value, list):
-            return ",".join(map(str, value))
-        return str(value)
-
     unread = "another job (its manifest.json records none this version reads)"
     arms = then.get("arms") if isinstance(then, dict) else None
     if not isinstance(arms, list) or not all(isinstance(a, dict) for a in arms):
@@ -100,14 +84,14 @@ def job_difference(then: object, now: dict) -> str:
         # seat coins first: they set start coins and seat bonus too
         for key, value in sorted(new["rules"].items(), key=lambda kv: kv[0] != "seat_coins"):
             if rules.get(key) != value:
-                name = RULES_OPTIONS.get(key, key)
-                return f"{name} {shown(rules.get(key))}{where} (now {shown(value)})"
+                name = RULES_OPTIONS.get(key, key)  # (players: its number of bots)
+                return f"{name} {option_text(rules.get(key))}{where} (now {option_text(value)})"
     if then.get("rotate") != now["rotate"]:
         return "--no-rotate" if now["rotate"] else "every rotation (no --no-rotate)"
     if then.get("games") != now["games"]:  # --games, or compare's --max-games
-        return f"{shown(then.get('games'))} games per lineup (now {shown(now['games'])})"
+        return f"{then.get('games')} games per lineup (now {now['games']})"
     if then.get("seed") != now["seed"]:
-        return f"--seed {shown(then.get('seed'))} (now {shown(now['seed'])})"
+        return f"--seed {then.get('seed')} (now {now['seed']})"
     return "another job (see the differences in its manifest.json)"
 
 

@@ -159,6 +159,7 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
     """Fill seed, deal, lineup and rules of game --game of the results folder --run."""
     import shlex
 
+    from barbaron.config import RULES_OPTIONS, option_text
     from barbaron.replay import game_of_run
     from barbaron.rules import Rules
 
@@ -173,18 +174,11 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
     args.rounds, args.seat_coins = rules["rounds"], rules.get("seat_coins")  # None: flat
     flat = (rules["start_coins"], rules["seat_bonus"])
     args.start_coins, args.seat_bonus = (None, None) if args.seat_coins is not None else flat
-    rules_options = []  # only those that differ from the defaults
-    if args.rounds != Rules.rounds:
-        rules_options += ["--rounds", str(args.rounds)]
-    if args.seat_coins is not None:
-        rules_options += ["--seat-coins", ",".join(map(str, args.seat_coins))]
-    else:
-        for option, value, default in (
-            ("--start-coins", args.start_coins, Rules.start_coins),
-            ("--seat-bonus", args.seat_bonus, Rules.seat_bonus),
-        ):
-            if value != default:
-                rules_options += [option, str(value)]
+    rules_options = []  # those set and other than the defaults
+    for name, option in RULES_OPTIONS.items():
+        value = getattr(args, name)
+        if value is not None and value != getattr(Rules, name):
+            rules_options += [option, option_text(value)]
     command = shlex.join(
         ["--seed", str(args.seed), "--game", str(found.deal), "--bots", *args.bots, *rules_options]
     )
