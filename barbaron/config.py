@@ -8,6 +8,7 @@ MAX_WORKERS = 256  # worker processes at the most (and never more than units of 
 MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most
 CHECK_GAMES = 2000  # distinct games `barbaron check` plays by default
 MAX_BATCH_SIZE = 1 << 20  # games per unit of work at the most (memory grows with it)
+MAX_ROLLOUTS = 4096  # rollouts per option (mc) or per frame (replay --html) at the most
 SPRT_LOOK = 4096  # games per arm (whole deals) from one look of compare's SPRT to the next
 BACKENDS = ("local", "dask")  # where units are played: processes on this machine, a dask cluster
 OLD_BACKEND_NAMES = {"loky": "local"}  # names of earlier versions, still taken

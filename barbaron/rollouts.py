@@ -200,6 +200,11 @@ class Evaluation:
         """(n, m) rollouts played per game and answer."""
         return self.played.sum(axis=2)
 
+    @property
+    def win_share(self) -> np.ndarray:
+        """(n, m, k) the deciding seat's win share in each rollout."""
+        return self.win / WIN_UNITS
+
     def mean_win_share(self) -> np.ndarray:
         """(n, m) mean win share per game and answer (NaN where none was played)."""
         with np.errstate(invalid="ignore", divide="ignore"):

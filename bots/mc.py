@@ -34,10 +34,10 @@ import numpy as np
 
 from barbaron import params
 from barbaron import rules as R
+from barbaron.config import MAX_ROLLOUTS
 from barbaron.registry import register
 from barbaron.strategy import BatchView, Strategy
 
-MAX_ROLLOUTS = 4096
 MAX_WORTH_WEIGHT = 1e6  # far beyond any use: win shares then only break ties (no overflow)
 
 
@@ -132,7 +132,7 @@ class MC(Strategy):
         b = None if bars is None else bars[rows]
         k = self.rollouts
         ev = ro.evaluate(view.rules, lineup, view.seed, state, point, opts, ok, k, bars=b)
-        scores, wins = [self._per_rollout(ev)], [ev.win / 12.0]
+        scores, wins = [self._per_rollout(ev)], [ev.win_share]
         for round_ in range(1, self.extra + 1):
             gap = self._gap(np.concatenate(scores, axis=2), np.concatenate(wins, axis=2), ok)
             near = np.flatnonzero(gap <= self.close)
@@ -151,7 +151,7 @@ class MC(Strategy):
                 bars=None if b is None else b[near],
             )
             extra, extra_win = np.full((2, rows.size, m, k), np.nan)
-            extra[near], extra_win[near] = self._per_rollout(more), more.win / 12.0
+            extra[near], extra_win[near] = self._per_rollout(more), more.win_share
             scores.append(extra)
             wins.append(extra_win)
         best[rows] = self._pick(np.concatenate(scores, axis=2), ok)
@@ -161,7 +161,7 @@ class MC(Strategy):
         """(n, m, k) the score of each rollout: win share, plus worth x worth share (tie-break
         only when worth is 0)."""
         tie = 1e-9 if self.worth == 0 else self.worth
-        return ev.win / 12.0 + tie * ev.worth_share
+        return ev.win_share + tie * ev.worth_share
 
     @staticmethod
     def _gap(score: np.ndarray, win: np.ndarray, ok: np.ndarray) -> np.ndarray:

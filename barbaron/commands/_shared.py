@@ -8,7 +8,7 @@ import math
 import os
 from pathlib import Path
 
-from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, backend_named
+from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, RULES_OPTIONS, backend_named
 from barbaron.params import read_number
 
 
@@ -133,12 +133,7 @@ def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
 
 def rules_options(args: argparse.Namespace) -> dict:
     """The run options of the rules (``barbaron.api.RunOptions``) from the parsed options."""
-    return {
-        "rounds": args.rounds,
-        "start_coins": args.start_coins,
-        "seat_bonus": args.seat_bonus,
-        "seat_coins": args.seat_coins,
-    }
+    return {name: getattr(args, name) for name in RULES_OPTIONS}
 
 
 def run_options(args: argparse.Namespace) -> dict:

@@ -9,7 +9,7 @@ import json
 import sys
 
 from barbaron.commands._shared import add_rules_options, rules_options
-from barbaron.config import MAX_INDEX
+from barbaron.config import MAX_INDEX, MAX_ROLLOUTS
 from barbaron.errors import UsageError
 
 HELP = "replay scripted scenarios or any game of a run, with its story"
@@ -85,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
 
         if args.log or args.check:
             raise UsageError("--html writes a page; give it without --log or --check")
-        from barbaron.bots.mc import MAX_ROLLOUTS
-
         if not 0 <= args.rollouts <= MAX_ROLLOUTS:
             raise UsageError(f"--rollouts must be from 0 to {MAX_ROLLOUTS:,}, got {args.rollouts}")
         check_writable(args.html, "--html")
@@ -174,13 +172,12 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
     args.rounds, args.seat_coins = rules["rounds"], rules.get("seat_coins")  # None: flat
     flat = (rules["start_coins"], rules["seat_bonus"])
     args.start_coins, args.seat_bonus = (None, None) if args.seat_coins is not None else flat
-    rules_options = []  # those set and other than the defaults
-    for name, option in RULES_OPTIONS.items():
-        value = getattr(args, name)
+    given = []  # the rules options set, and other than the defaults
+    for name, value in rules_options(args).items():
         if value is not None and value != getattr(Rules, name):
-            rules_options += [option, option_text(value)]
+            given += [RULES_OPTIONS[name], option_text(value)]
     command = shlex.join(
-        ["--seed", str(args.seed), "--game", str(found.deal), "--bots", *args.bots, *rules_options]
+        ["--seed", str(args.seed), "--game", str(found.deal), "--bots", *args.bots, *given]
     )
     print(
         f"# game {found.game} of {args.run_dir} = deal {found.deal}, rotation "

@@ -98,20 +98,13 @@ def run(args: argparse.Namespace) -> int:
     goal = "highest win share" if s["target"] is None else f"win share closest to {s['target']}"
     print(f"\nbest ({goal}): trial {s['best']['trial']} of {len(s['trials'])}")
     print(f"best: {s['best_spec']}")
-    edges = s["best"]["at_bounds"]
-    if edges:
-        print(
-            "note: the best lies at the edge of its range ("
-            + ", ".join(f"{n}={s['best']['values'][n]}" for n in edges)
-            + "): the optimum may lie beyond it; widen the range"
-        )
-    limits = s["best"].get("at_limits", [])
-    if limits:
-        print(
-            "note: the best lies at the limit of what the bot takes ("
-            + ", ".join(f"{n}={s['best']['values'][n]}" for n in limits)
-            + ")"
-        )
+    for key, where, advice in (
+        ("at_bounds", "the edge of its range", ": the optimum may lie beyond it; widen the range"),
+        ("at_limits", "the limit of what the bot takes", ""),
+    ):
+        if names := s["best"].get(key):
+            values = ", ".join(f"{n}={s['best']['values'][n]}" for n in names)
+            print(f"note: the best lies at {where} ({values}){advice}")
     bias = "biased upward" if s["target"] is None else "closer to the target than it is"
     print(
         f"tuning share {s['tuning_share']:.4f} on the tuning deals (seed {s['seed']}; {bias}: "
