@@ -624,11 +624,28 @@ def _helper_setting(helpers: int) -> tuple:
 
 def _exit_codes(executor) -> list[int]:
     """The exit codes of the pool's helpers that have ended, but for the SIGTERM the pool itself
-    sends the others once one has died (a -9 hints at the system's out-of-memory killer)."""
-    processes = getattr(executor, "_processes", {}).values()
-    return sorted(
-        p.exitcode for p in processes if p.exitcode is not None and p.exitcode != -signal.SIGTERM
-    )
+    sends the others once one has died (a -9 hints at the system's out-of-memory killer).
+
+    The pool's manager thread reaps the ended helpers at the same time (``Process.join``): a
+    helper it has just reaped, but not yet noted the code of, reads as running for an instant,
+    so an ended helper's code is read again until it is there."""
+    from multiprocessing.connection import wait
+
+    processes = list(getattr(executor, "_processes", {}).values())
+    ended = set(wait([p.sentinel for p in processes], timeout=0))
+    deadline = time.monotonic() + EXIT_CODE_SECONDS
+    codes = []
+    for process in processes:
+        code = process.exitcode
+        while code is None and process.sentinel in ended and time.monotonic() < deadline:
+            time.sleep(0.001)
+            code = process.exitcode
+        if code is not None and code != -signal.SIGTERM:
+            codes.append(code)
+    return sorted(codes)
+
+
+EXIT_CODE_SECONDS = 1.0  # how long an ended helper's exit code is waited for at most
 
 
 _background: list = []  # threads of this process started by in_background, until joined

@@ -5,6 +5,7 @@ import json
 import math
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -933,3 +934,34 @@ def test_a_run_leaves_an_ignored_ctrl_c_ignored():
             interrupts.check()
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+class _EndedHelper:
+    """A helper process that has ended, as the pool's manager thread leaves it while it reaps
+    it: the exit code reads as None ``unread`` more times before it is there."""
+
+    def __init__(self, sentinel: int, code: int | None, unread: int) -> None:
+        self.sentinel, self.code, self.unread = sentinel, code, unread
+
+    @property
+    def exitcode(self) -> int | None:
+        self.unread -= 1
+        return None if self.unread >= 0 else self.code
+
+
+def test_a_dead_helpers_exit_code_is_read_even_while_the_pool_reaps_it():
+    ended_read, ended_write = os.pipe()
+    running_read, running_write = os.pipe()
+    os.close(ended_write)  # an ended process's sentinel is ready; a running one's is not
+    try:
+        helpers = [
+            _EndedHelper(ended_read, -9, unread=3),
+            _EndedHelper(running_read, None, unread=0),
+        ]
+        pool = type("Pool", (), {"_processes": dict(enumerate(helpers))})()
+        started = time.monotonic()
+        assert harness._exit_codes(pool) == [-9]
+        assert time.monotonic() - started < harness.EXIT_CODE_SECONDS  # no wait for the other
+    finally:
+        for fd in (ended_read, running_read, running_write):
+            os.close(fd)
