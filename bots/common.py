@@ -73,6 +73,17 @@ def lazy_njit(func):
     return LazyKernel(func)
 
 
+def row_scores(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """(n,) ``x @ w`` per row of the (n, f) features ``x``, summed in one fixed order. A matrix
+    product's last bits depend on a row's place in the matrix (BLAS blocks the rows), and two
+    options that tie exactly (two bars of the same price) were then told apart by that noise:
+    a game's choice depended on the games batched with it."""
+    total = x[:, 0] * w[0]
+    for column in range(1, x.shape[1]):
+        total += x[:, column] * w[column]
+    return total
+
+
 def upgradable(view: BatchView, games: np.ndarray, budget: np.ndarray) -> np.ndarray:
     """(k, 12) bars the seat owns below Draught Tap whose next level costs at most ``budget``."""
     return (

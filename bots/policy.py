@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from barbaron.bots.common import read_weights
+from barbaron.bots.common import read_weights, row_scores
 
 from barbaron import rules as R
 from barbaron.registry import register
@@ -82,7 +82,7 @@ def choose(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray, rules: R.Rule
             c[up, 0] -= R.UPGRADE_COST_TABLE[bar]
             lv[up, bar] += 1
             x = features(c, ow, lv, position[cand], skip[cand], 0, turns, p)
-            score = x @ w
+            score = row_scores(x, w)
             score[up] += bias[2]
             table = np.full((rows.size, R.N_BARS + 1), -np.inf)
             table[:, 0] = score[: rows.size]
@@ -103,7 +103,7 @@ def choose(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray, rules: R.Rule
                 c[yes, victim] += cost
             ow[yes, bars] = 0
             x = features(c, ow, lv, position[cand], skip[cand], 0, turns, p)
-            score = (x @ w).reshape(rows.size, 2)
+            score = row_scores(x, w).reshape(rows.size, 2)
             score[:, 1] += bias[0] if decision is Decision.BUY else bias[1]
             out[rows] = np.where(score[:, 1] > score[:, 0], 1, 0)
     return out

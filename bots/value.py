@@ -26,7 +26,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-from barbaron.bots.common import lazy_njit, read_weights
+from barbaron.bots.common import lazy_njit, read_weights, row_scores
 
 from barbaron import odds
 from barbaron import rules as R
@@ -181,7 +181,7 @@ class Value(Strategy):
     ) -> np.ndarray:
         """(n,) the model's log-odds that the deciding seat wins, per row of the arrays."""
         x = features(coins, owner, level, position, skip, view.seat, turns, view.rules.players)
-        return x @ self.weights
+        return row_scores(x, self.weights)
 
     def _rows(self, view: BatchView, rows: np.ndarray):
         return (

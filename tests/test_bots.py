@@ -4,7 +4,7 @@ the threshold bot agree with their plain numpy statements."""
 
 import numpy as np
 import pytest
-from barbaron.bots.common import coins, pick, upgradable
+from barbaron.bots.common import coins, pick, row_scores, upgradable
 from barbaron.bots.easy import Easy
 from barbaron.bots.hard import Hard
 from barbaron.bots.normal import Normal
@@ -32,6 +32,45 @@ def test_every_registered_bot_plays_legal_deterministic_games(name):
     assert np.array_equal(a.state.owner, b.state.owner)
     c = play_batch(rules, lineup, 8, games)
     assert not np.array_equal(a.state.coins, c.state.coins)
+
+
+CHUNKS = (1, 2, 5, 17, 75, 100, 400)  # uneven batches: every game at another place in its batch
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("name", sorted(bot_entries()))
+def test_every_registered_bot_plays_the_same_games_in_any_batch(name, players):
+    spec = SEARCHING.get(name, name)
+    games = np.arange(60 if name in SEARCHING else sum(CHUNKS))
+    rules = Rules(players=players, start_coins=400)
+    lineup = [make_bot(spec if seat % 2 == 0 else "normal") for seat in range(players)]
+    whole = play_batch(rules, lineup, 1, games)
+    chunks = [chunk for chunk in np.split(games, np.cumsum(CHUNKS)[:-1]) if chunk.size]
+    parts = [play_batch(rules, lineup, 1, chunk) for chunk in chunks]
+    for field in ("coins", "owner", "level"):
+        chunked = np.concatenate([getattr(part.state, field) for part in parts])
+        assert np.array_equal(getattr(whole.state, field), chunked), field
+    assert np.array_equal(whole.worth, np.concatenate([part.worth for part in parts]))
+
+
+def test_a_rows_score_does_not_depend_on_the_rows_batched_with_it():
+    x = np.random.default_rng(0).normal(size=(1000, 18))
+    w = np.random.default_rng(1).normal(size=18)
+    batched = row_scores(x, w)
+    alone = np.array([row_scores(x[i : i + 1], w)[0] for i in range(len(x))])
+    assert np.array_equal(batched, alone)  # x @ w: 543 rows of 1000 differed in the last bits
+    assert np.array_equal(batched[1:], row_scores(x[1:], w))
+    assert np.allclose(batched, x @ w, rtol=1e-12, atol=1e-12)
+
+
+def test_policy_breaks_an_exact_tie_the_same_way_in_any_batch():
+    """Found by a QA fuzz: in game 484 two upgrades tie exactly, and the matrix product's noise
+    chose one of them in a batch of 600 games, the other in a batch of 5."""
+    rules, lineup = Rules(players=2), [make_bot("policy"), make_bot("policy")]
+    whole = play_batch(rules, lineup, 1, np.arange(600))
+    alone = play_batch(rules, lineup, 1, np.arange(480, 485))
+    assert np.array_equal(whole.state.level[480:485], alone.state.level)
+    assert np.array_equal(whole.worth[480:485], alone.worth)
 
 
 class ScalarNormal(ScalarStrategy):

@@ -45,6 +45,14 @@ def test_seat_env_passes_gymnasiums_env_checker():
     check_env(SeatEnv(["normal", "easy"], seat=1, reward="worth"))
 
 
+def test_observations_of_the_richest_tables_lie_in_the_space():
+    rules = Rules(players=4, start_coins=1_000_000, seat_bonus=1_000_000)  # seat 3: 4 million
+    env = SeatEnv(["easy", "easy", "easy"], seat=3, rules=rules)
+    observation, _ = env.reset(seed=0)
+    assert observation["observation"][0] > 3000  # coins in thousands, the first question asked
+    assert env.observation_space.contains(observation)
+
+
 def test_table_env_passes_pettingzoos_api_test():
     api_test(TableEnv(), num_cycles=200)
     api_test(TableEnv(rules=Rules(players=2)), num_cycles=100)

@@ -70,12 +70,28 @@ def obs_size(players: int) -> int:
     return 3 * players + 30
 
 
+def most_coins(rules: Rules) -> int:
+    """More coins than any seat can hold: all seats' start coins (R4) and, for every turn, the
+    most the bank pays in one (wages, R8, and the best card: Influencer video with all 12
+    bars). Coins only pass between seats otherwise, and a bar sold to the bank (R12) brings at
+    most the price it was bought from the bank for."""
+    best_card = max(
+        R.REGULARS_GAIN,
+        R.LOTTERY_GAIN,
+        R.WAGES,
+        R.FREE_KEG_FALLBACK,
+        R.INFLUENCER_PER_BAR * R.N_BARS,
+    )
+    start = sum(rules.seat_start_coins(seat) for seat in range(rules.players))
+    return start + rules.turn_slots * (R.WAGES + best_card)
+
+
 def obs_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of every observation field (see the module docstring)."""
     p = rules.players
     low = np.zeros(obs_size(p), dtype=np.float32)
     high = np.zeros(obs_size(p), dtype=np.float32)
-    high[:p] = 1000.0  # a million coins: never reached
+    high[:p] = most_coins(rules) / 1000.0
     high[p : 2 * p] = R.N_SPACES - 1
     high[2 * p : 3 * p] = 1
     low[3 * p : 3 * p + 12] = -1
