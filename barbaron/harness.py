@@ -362,8 +362,8 @@ class Totals:
                 }
             )
         balance = seat_balance(
-            self.seat_share.astype(float),
-            self.seat_cross.astype(float),
+            self.seat_share,
+            self.seat_cross,
             self.deals,
             SHARE_SCALE * r,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -55,6 +56,8 @@ def chi2_sf(x: float, dof: int) -> float:
     """P(X > x) for a chi-square variable with ``dof`` degrees of freedom (closed form)."""
     if x <= 0:
         return 1.0
+    if math.isinf(x):
+        return 0.0
     half = x / 2
     if dof % 2 == 0:
         term, total = 1.0, 1.0
@@ -95,20 +98,58 @@ class SeatBalance:
 
 def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float) -> SeatBalance:
     """Test H0: all seats win 1/P, from per-deal seat shares s_d (P,) = v_d / scale given as
-    exact sums ``total`` = sum v_d (P,) and ``cross`` = sum v_d v_d^T (P, P)."""
+    exact sums ``total`` = sum v_d (P,) and ``cross`` = sum v_d v_d^T (P, P).
+
+    The Wald statistic d' S^-1 d (d: the first P - 1 seats' mean shares less 1/P, S: their
+    covariance over the deals) is computed in exact fractions: with a seat that never wins, or
+    two seats whose shares always add up to one, S is singular, and in floating point its
+    rounding made the statistic any number, negative ones too. The test then has as many
+    degrees of freedom as S has rank; a difference where S has no spread at all (a seat that
+    never wins, in every deal) is beyond chance however few the deals: statistic infinite."""
     players = len(total)
-    dof = players - 1
     if deals < players + 1:
-        return SeatBalance(math.nan, dof, math.nan)
-    mean = np.asarray(total, dtype=float) / deals / scale
-    cov = (np.asarray(cross, dtype=float) - np.outer(total, total) / deals) / (deals - 1) / scale**2
-    d = mean[:dof] - 1 / players  # the last seat is determined by the others
-    sigma = cov[:dof, :dof] / deals
-    try:
-        statistic = float(d @ np.linalg.solve(sigma, d))
-    except np.linalg.LinAlgError:  # e.g. identical games in every seat: no variation at all
-        return SeatBalance(math.nan, dof, math.nan)
-    return SeatBalance(statistic, dof, chi2_sf(statistic, dof))
+        return SeatBalance(math.nan, players - 1, math.nan)
+    t = [Fraction(value) for value in total]
+    # S = A / (deals^2 (deals - 1) scale^2) and d = e / (P deals scale), so
+    # d' S^-1 d = (deals - 1) / P^2 * e' A^-1 e
+    a = [
+        [deals * Fraction(cross[i][j]) - t[i] * t[j] for j in range(players - 1)]
+        for i in range(players - 1)
+    ]
+    e = [players * t[i] - deals * Fraction(scale) for i in range(players - 1)]
+    solution, rank = _solve_exact(a, e)
+    if rank == 0 and not any(e):  # identical games in every seat: no variation at all
+        return SeatBalance(math.nan, players - 1, math.nan)
+    if solution is None:  # a difference in a direction without spread
+        return SeatBalance(math.inf, max(rank, 1), 0.0)
+    statistic = float(sum(x * y for x, y in zip(e, solution, strict=True)) * (deals - 1))
+    statistic /= players**2
+    return SeatBalance(statistic, rank, chi2_sf(statistic, rank))
+
+
+def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> tuple[list | None, int]:
+    """A solution x of a x = b (free unknowns 0) by Gaussian elimination in fractions, or None
+    if there is none; and the rank of ``a``."""
+    n = len(b)
+    rows = [[*a[i], b[i]] for i in range(n)]
+    pivots: list[int] = []
+    for column in range(n):
+        r = len(pivots)
+        pivot = next((i for i in range(r, n) if rows[i][column] != 0), None)
+        if pivot is None:
+            continue
+        rows[r], rows[pivot] = rows[pivot], rows[r]
+        for i in range(n):
+            if i != r and rows[i][column] != 0:
+                factor = rows[i][column] / rows[r][column]
+                rows[i] = [x - factor * y for x, y in zip(rows[i], rows[r], strict=True)]
+        pivots.append(column)
+    if any(row[n] != 0 for row in rows[len(pivots) :]):
+        return None, len(pivots)
+    x = [Fraction(0)] * n
+    for r, column in enumerate(pivots):
+        x[column] = rows[r][n] / rows[r][column]
+    return x, len(pivots)
 
 
 def elo_to_score(elo: float) -> float:

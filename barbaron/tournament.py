@@ -580,8 +580,8 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             }
         )
     balance = seat_balance(
-        gather.seat_sum.astype(float),
-        gather.seat_cross.astype(float),
+        gather.seat_sum,
+        gather.seat_cross,
         deals,
         SHARE_SCALE * rotations * len(lineups),
     )

@@ -20,7 +20,7 @@ from barbaron.harness import Arm, Job, run_units
 from barbaron.results import RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
-from barbaron.stats import Z95, chi2_sf, even_point, zero_crossing
+from barbaron.stats import Z95, chi2_sf, even_point, seat_balance, zero_crossing
 
 LINEUP = ["hard", "normal", "normal", "easy"]
 
@@ -503,6 +503,48 @@ def test_chi_square_tail_matches_known_values():
     assert chi2_sf(3.841458821, 1) == pytest.approx(0.05, abs=1e-6)
     assert chi2_sf(5.991464547, 2) == pytest.approx(0.05, abs=1e-6)
     assert chi2_sf(0.0, 3) == 1.0
+
+
+def _balance_of(shares: np.ndarray, scale: int = 12):
+    """seat_balance of per-deal seat shares (deals, seats), given in twelfths."""
+    v = np.asarray(shares, dtype=np.int64)
+    return seat_balance(v.sum(axis=0), v.T @ v, len(v), scale)
+
+
+def test_seat_balance_is_the_wald_statistic_of_the_per_deal_shares():
+    rng = np.random.default_rng(4)
+    shares = np.zeros((400, 3), dtype=np.int64)
+    shares[np.arange(400), rng.choice(3, 400, p=[0.4, 0.35, 0.25])] = 12
+    test = _balance_of(shares)
+    x = shares[:, :2] / 12
+    d = x.mean(axis=0) - 1 / 3
+    sigma = np.cov(x, rowvar=False) / len(x)
+    assert test.dof == 2
+    assert test.statistic == pytest.approx(d @ np.linalg.solve(sigma, d), rel=1e-9)
+    assert test.p_value == pytest.approx(chi2_sf(test.statistic, 2))
+    assert chi2_sf(math.inf, 2) == 0.0
+
+
+def test_a_seat_that_never_wins_is_never_balanced():
+    """In floating point the singular covariance gave chi2 = -5e17, p = 1, 'balanced'."""
+    rng = np.random.default_rng(5)
+    first = rng.random(300) < 0.6
+    two_share_all = np.stack([first * 12, ~first * 12, np.zeros(300)], axis=1)  # seat 2 never
+    always_first = np.tile([12, 0], (50, 1))  # two players, seat 0 wins every deal
+    for shares in (two_share_all, always_first):
+        test = _balance_of(shares)
+        assert test.statistic == math.inf and test.p_value == 0.0 and not test.balanced
+    assert math.isnan(_balance_of(np.tile([6, 6], (50, 1))).p_value)  # shared every time
+    dead_heats = np.tile([4, 4, 4], (50, 1))
+    dead_heats[::2] = [6, 6, 0]  # seats 0 and 1 always alike: one direction of no spread
+    test = _balance_of(dead_heats)
+    assert test.dof == 1 and test.statistic >= 0 and not test.balanced
+
+
+def test_the_command_says_a_seat_that_never_wins_is_not_balanced(tmp_path, capsys):
+    argv = ["play", "--bots", "greedy", "greedy", "greedy", "--seat-coins", "3000,3000,0"]
+    status, stdout, _ = run(capsys, *argv, "--no-rotate", "--games", "300", "--out", tmp_path / "o")
+    assert status == 0 and "chi2 = inf" in stdout and "NOT balanced" in stdout, stdout
 
 
 def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys, monkeypatch):
