@@ -184,8 +184,8 @@ def compare(
     paired difference of their win shares with its 95% interval. With ``elo0``/``elo1`` (at least
     0.5 Elo apart) a sequential probability ratio test stops as soon as the answer is clear (at
     most ``max_games`` games per arm; it looks every :data:`SPRT_LOOK` games, its units of work,
-    so that where it stops does not depend on ``batch_size``: give none); otherwise exactly
-    ``max_games`` are played."""
+    so that where it stops does not depend on ``batch_size``: give none); otherwise
+    ``max_games`` are played, rounded down to whole deals (a multiple of the rotations)."""
     from barbaron.harness import SHARE_SCALE, Arm
     from barbaron.stats import Estimate, Sprt, estimate
 

@@ -442,10 +442,17 @@ def _target(out: str | Path) -> tuple[Path, Path]:
 
 def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> None:
     """Refuse what is already at ``out`` and ``partial`` unless --force or --resume allows it
-    (and never someone else's files)."""
+    (and never someone else's files). Both together continue a run started with --force
+    beside an earlier one, which it replaces once it is complete."""
+    interrupted = partial.exists() or partial.is_symlink()
     if out.exists() or out.is_symlink():
-        if resume and not force and not (partial.exists() or partial.is_symlink()):
+        if resume and not interrupted:
             raise ResultsError(f"{out} is complete: nothing to resume (--force plays it again)")
+        if not force and resume:
+            raise ResultsError(
+                f"{out} exists and {partial} holds an interrupted run that replaces it: "
+                "resume with --force too (the same command as it was started with)"
+            )
         if not force:
             raise ResultsError(f"{out} exists: choose another --out or add --force to replace it")
         why = foreign_content(out)
@@ -454,7 +461,7 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
                 f"{out} is not a barbaron results folder ({why}): --force "
                 "replaces only those; choose another --out"
             )
-    if partial.exists() or partial.is_symlink():
+    if interrupted:
         why = foreign_content(partial)
         if why:
             raise ResultsError(
@@ -559,14 +566,14 @@ class RunFolder:
         if foreign_content(self.partial):
             raise ResultsError(
                 f"cannot resume {self.partial}: {foreign_content(self.partial)}; "
-                "use --force to start over"
+                "use --force instead of --resume to start over"
             )
         manifest = read_manifest(self.partial)
         if manifest.get("job") != self.record:
             raise ResultsError(
                 f"cannot resume {self.partial}: it was started with "
                 f"{job_difference(manifest.get('job'), self.record)}; repeat its command "
-                "exactly (see its manifest.json) or use --force to start over"
+                "exactly (see its manifest.json) or use --force instead of --resume to start over"
             )
         if manifest.get("batch_size") != self.job.batch_size:
             raise ResultsError(
@@ -582,7 +589,8 @@ class RunFolder:
             what = f"another {key}" if key else "other settings"
             raise ResultsError(
                 f"cannot resume {self.partial}: it was started with {what} (see its "
-                "manifest.json); repeat its command exactly or use --force to start over"
+                "manifest.json); repeat its command exactly or use --force instead of --resume "
+                "to start over"
             )
         specs = [spec for arm in self.job.arms for spec in arm.bots]
         now = {"barbaron": __version__, "git_commit": _git_commit(), "code": code_hash()}
@@ -591,11 +599,14 @@ class RunFolder:
                 raise ResultsError(
                     f"cannot resume {self.partial}: barbaron has changed since it started "
                     f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
-                    "games would mix two versions; use --force to start over"
+                    "games would mix two versions; use --force instead of --resume to start over"
                 )
         what = plugin_change(manifest.get("plugins"), plugin_hashes(specs), "it started")
         if what is not None:  # its games would mix two strategies
-            raise ResultsError(f"cannot resume {self.partial}: {what}; use --force to start over")
+            raise ResultsError(
+                f"cannot resume {self.partial}: {what}; use --force instead of --resume to "
+                "start over"
+            )
         return manifest
 
     # --- units --------------------------------------------------------------------------

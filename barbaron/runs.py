@@ -107,8 +107,6 @@ class Execution:
             raise UsageError("--scheduler needs --backend dask (a scheduler is a dask cluster's)")
         if self.out is None and (self.force or self.resume):
             raise UsageError("force and resume need a results folder (out)")
-        if self.force and self.resume:
-            raise UsageError("give --resume or --force, not both")
 
     def rules(self, players: int, **changes: object) -> Rules:
         """The rules of a table of ``players`` (and ``changes``), or a UsageError. With seat

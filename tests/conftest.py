@@ -80,9 +80,10 @@ class RandomBatchBot(Strategy):
         return view.uniform(games) < self.p
 
 
-def interrupted_at(folder_path: Path, job, unit: int) -> None:
-    """Play ``job`` into the results folder ``folder_path`` until unit ``unit`` finishes, then
-    Ctrl-C: leaves the interrupted run's partial folder."""
+def interrupted_at(folder_path: Path, job, unit: int, force: bool = False) -> None:
+    """Play ``job`` into the results folder ``folder_path`` (with ``force``: beside an earlier
+    run there) until unit ``unit`` finishes, then Ctrl-C: leaves the interrupted run's partial
+    folder."""
     import pytest
 
     from barbaron.results import RunFolder
@@ -92,7 +93,7 @@ def interrupted_at(folder_path: Path, job, unit: int) -> None:
         if result.unit == unit:
             raise KeyboardInterrupt
 
-    folder = RunFolder(folder_path, job, "play")
+    folder = RunFolder(folder_path, job, "play", force=force)
     with pytest.raises(KeyboardInterrupt):
         execute(job, folder, quiet=True, on_unit=interrupt)
     folder.close()

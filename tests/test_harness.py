@@ -660,6 +660,25 @@ SMALL_JOB = Job(
 )
 
 
+def test_an_interrupted_forced_run_resumes_with_force_and_replaces_the_old_one(tmp_path, capsys):
+    out = tmp_path / "r"
+    argv = ["play", "--bots", "easy", "normal", "--games", "4000", "--seed", "1"]
+    argv += ["--batch-size", "500", "--out", out, "--quiet"]
+    assert run(capsys, *argv[:-3], "--seed", "2", "--out", out, "--quiet")[0] == 0  # the old run
+    interrupted_at(out, SMALL_JOB, 2, force=True)  # the same job, beside it
+    status, _, err = run(capsys, *argv, "--resume")
+    assert status == 2 and "resume with --force too" in err and len(err.splitlines()) == 1
+    assert json.loads((out / "manifest.json").read_text())["job"]["seed"] == 2  # left alone
+    status, _, err = run(capsys, *argv, "--resume", "--force")
+    assert status == 0, err
+    assert not (tmp_path / "r.partial").exists()
+    status, _, err = run(capsys, *argv[:-3], "--out", tmp_path / "whole", "--quiet")
+    assert status == 0, err
+    assert pd.read_parquet(out / "games.parquet").equals(
+        pd.read_parquet(tmp_path / "whole" / "games.parquet")
+    )
+
+
 def test_a_resumed_run_replays_its_units_through_the_stopping_rule(tmp_path):
     job = SMALL_JOB
     interrupted_at(tmp_path / "r", SMALL_JOB, 2)

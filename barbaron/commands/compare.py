@@ -37,7 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-games",
         type=int,
         default=100000,
-        help="games per arm at most (default 100,000); without --elo0/--elo1 exactly this many",
+        help=(
+            "games per arm at most (default 100,000), rounded down to whole deals (a multiple "
+            "of the rotations); without --elo0/--elo1 that many are played"
+        ),
     )
     add_run_options(parser, games=None, batch=SPRT_LOOK)  # with an SPRT: its looks
     add_rules_options(parser)
