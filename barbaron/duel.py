@@ -436,8 +436,9 @@ def final_table(result: DuelResult) -> str:
     return "\n".join(lines)
 
 
-def check_writable(path: str, option: str) -> None:
-    """A UsageError unless a file can be written at ``path`` (checked before any work)."""
+def check_writable(path: str, option: str, force: bool = False) -> None:
+    """A UsageError unless a file can be written at ``path`` (checked before any work): a file
+    already there only with ``force``, and never something that is not a regular file."""
     from pathlib import Path
 
     from barbaron.errors import UsageError
@@ -446,6 +447,13 @@ def check_writable(path: str, option: str) -> None:
     folder = p.parent if str(p.parent) else Path(".")
     if p.is_dir():
         raise UsageError(f"{option} {path}: is a folder, not a file")
+    if p.exists() or p.is_symlink():
+        if not p.is_file():
+            raise UsageError(f"{option} {path}: is not a regular file; choose another name")
+        if not force:
+            raise UsageError(
+                f"{option} {path}: exists; add --force to replace it, or choose another name"
+            )
     if not folder.is_dir():
         raise UsageError(f"{option} {path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):

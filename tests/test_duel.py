@@ -105,6 +105,8 @@ def test_recorded_decisions_must_match_the_game(tmp_path):
         (["--timer", "-5"], "--timer must be a positive"),
         (["--save", "/nonexistent-folder/x.json"], "does not exist"),
         (["--save", "/"], "is a folder"),
+        (["--save", __file__], "exists; add --force to replace it"),
+        (["--force"], "give it with --save"),
         (["--seed", "-1"], "--seed"),
     ],
 )

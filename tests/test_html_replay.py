@@ -2,6 +2,7 @@
 (checked in headless Chromium when one is installed), win probabilities, bad input."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -70,9 +71,24 @@ def test_a_scenario_file_and_a_run_game_make_pages_too(tmp_path, capsys):
     assert status == 0, err
     expect = json.loads(CONFORMANCE_FILES[1].read_text())["expect"]
     assert page_data(page)["frames"][-1]["worth"] == expect["worth"]
-    status, out, err = run(capsys, "replay", str(CONFORMANCE_FILES[1]), "--html", str(page),
-                           "--rollouts", "0")  # fmt: skip
+    again = ["replay", str(CONFORMANCE_FILES[1]), "--html", str(page), "--rollouts", "0"]
+    status, out, err = run(capsys, *again)
+    assert status == 2 and "exists; add --force" in err  # the page is kept
+    assert page_data(page)["frames"][0]["winprob"][0] is not None
+    status, out, err = run(capsys, *again, "--force")
     assert status == 0 and page_data(page)["frames"][0]["winprob"][0] is None
+
+
+def test_a_page_or_a_saved_game_never_replaces_what_is_not_a_regular_file(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv in (
+        ["replay", str(CONFORMANCE_FILES[1]), "--html", str(fifo), "--force"],
+        ["duel", "--homies", "easy", "--save", str(fifo), "--force"],
+    ):
+        status, _, err = run(capsys, *argv)
+        assert status == 2 and "not a regular file" in err, err
+        assert fifo.is_fifo()
 
 
 def test_a_scenario_naming_an_unknown_bot_names_the_file(tmp_path, capsys):

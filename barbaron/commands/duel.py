@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save", metavar="FILE.json", help="write the game as a scenario file at the end"
     )
+    parser.add_argument(
+        "--force", action="store_true", help="with --save: replace a file already there"
+    )
     add_rules_options(parser)
 
 
@@ -68,13 +71,15 @@ def run(args: argparse.Namespace) -> int:
         args.seed = secrets.randbelow(10**6)
     if not 0 <= args.seed < MAX_INDEX:
         raise UsageError("--seed must be a whole number from 0 to 2**63 - 1")
+    if args.force and args.save is None:
+        raise UsageError("--force replaces the file --save writes: give it with --save")
     if args.save is not None:
         if args.seat_coins is not None:
             raise UsageError(
                 "--save writes a scenario file, whose rules have no per-seat coins: give "
                 "--start-coins/--seat-bonus, or leave out --save"
             )
-        check_writable(args.save, "--save")
+        check_writable(args.save, "--save", args.force)
     rules = Execution(**rules_options(args)).rules(players)
     try:
         result = play_duel(

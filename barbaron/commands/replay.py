@@ -46,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "turn slider, coins and worth, the turn's story, win probabilities",
     )
     page.add_argument(
+        "--force", action="store_true", help="with --html: replace a file already there"
+    )
+    page.add_argument(
         "--rollouts",
         type=int,
         default=200,
@@ -80,6 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.force and args.html is None:
+        raise UsageError("--force replaces the page --html writes: give it with --html")
     if args.html is not None:
         from barbaron.duel import check_writable
 
@@ -87,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--html writes a page; give it without --log or --check")
         if not 0 <= args.rollouts <= MAX_ROLLOUTS:
             raise UsageError(f"--rollouts must be from 0 to {MAX_ROLLOUTS:,}, got {args.rollouts}")
-        check_writable(args.html, "--html")
+        check_writable(args.html, "--html", args.force)
     seeded = args.seed is not None or args.game is not None or args.bots is not None
     if (args.run_dir is not None or seeded) and args.files:
         raise UsageError("give scenario FILEs or --seed/--game/--bots (or --run), not both")
