@@ -33,6 +33,7 @@ from barbaron.runs import (
     field_of,
     frame,
     lineup_bots,
+    parameter_values,
     parse_values,
     shown,
     specs_of,
@@ -65,6 +66,7 @@ __all__ = [
     "compare",
     "field_of",
     "lineup_bots",
+    "parameter_values",
     "parse_values",
     "play",
     "seats",
@@ -414,7 +416,7 @@ def sweep(
     games = checked(games, "games", "whole")
     values = listed(values)
     if isinstance(values, str):
-        values = parse_values(values, "--param")
+        values = parameter_values(values, "--param")
     elif isinstance(values, bytes | dict | set) or not isinstance(values, Sequence):
         raise UsageError(
             f"values must be text like '0:600:50' or a list of values of {param}, "
@@ -422,7 +424,8 @@ def sweep(
         )
     if not 1 <= len(values) <= MAX_POINTS:
         raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
-    values = distinct(list(values), f"the values of {param}")
+    values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
+    values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     specs = [with_param(bot, param, v) for v in values]
     build_bots(specs + field)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from barbaron.strategy import format_value
+
 
 def _floats(values) -> np.ndarray:
     """``values`` (a number or nested lists of them) as a float array, None as nan."""
@@ -137,11 +139,17 @@ def seat_coins_search(summary: dict):
 def sweep_curve(points: list[dict], param: str, bot: str):
     """Win share of the swept bot against the parameter, with its 95% band."""
     fig, ax = _axes(7, 4)
-    x = np.array([p["value"] for p in points], dtype=float)
+    values = [p["value"] for p in points]
     mean = _floats([p["win_share"] for p in points])
-    ax.plot(x, mean, marker="o", color="#4c72b0")
     low, high = _floats([p["win_share_ci"] for p in points]).T
-    ax.fill_between(x, low, high, alpha=0.25, color="#4c72b0")
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        x = np.array(values, dtype=float)
+        ax.plot(x, mean, marker="o", color="#4c72b0")
+        ax.fill_between(x, low, high, alpha=0.25, color="#4c72b0")
+    else:  # values that are not all numbers (none, true, a bot spec): one place each
+        x = np.arange(len(values))
+        ax.errorbar(x, mean, yerr=[mean - low, high - mean], fmt="o", capsize=6, color="#4c72b0")
+        ax.set_xticks(x, [format_value(v) for v in values], rotation=15, ha="right")
     ax.set_xlabel(f"{bot}: {param}")
     ax.set_ylabel("win share (95% interval)")
     ax.set_title(f"Sweep of {param}")

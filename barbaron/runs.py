@@ -324,6 +324,33 @@ def parse_values(text: str, what: str) -> list[float]:
     return distinct([int(v) if float(v).is_integer() else v for v in values], what)
 
 
+def parameter_values(text: str, what: str) -> list:
+    """A parameter's values from text: a range of numbers (:func:`parse_values`), or a comma
+    list of values as a bot spec writes them, numbers or not (``none,0,500``, ``true,false``,
+    ``greedy,hard:margin=-100;risk=0``)."""
+    from barbaron.registry import parse_value
+
+    if not isinstance(text, str) or not any(c.isalpha() for c in text.replace("e", "")):
+        return parse_values(text, what)  # numbers only (1e3 included): the range's own errors
+    items = text.split(",")
+    if len(items) > MAX_POINTS:
+        raise UsageError(f"{what} has {len(items):,} values; at most {MAX_POINTS:,}")
+    if not all(x.strip() for x in items):
+        raise UsageError(
+            f"{what} has an empty value in {text!r}: values separated by single commas"
+        )
+    values = [parse_value(x.strip()) for x in items]
+    for v in values:
+        if (
+            isinstance(v, float)
+            and not math.isfinite(v)
+            or isinstance(v, int | float)
+            and (abs(v) > MAX_MAGNITUDE)
+        ):
+            raise UsageError(f"{what} value {v!r} is not a finite number of at most 1e12 in size")
+    return distinct(values, what)
+
+
 # --- running ---------------------------------------------------------------------------------
 def execution_of(options: RunOptions) -> Execution:
     try:

@@ -117,6 +117,23 @@ def test_sweep_points_and_best():
     assert result.best["tied"] == []
 
 
+def test_a_sweep_takes_values_that_are_not_numbers(capsys, tmp_path):
+    argv = ["sweep", "--bot", "normal", "--param", "takeover_cushion=none,0,500"]
+    assert main([*argv, "--games", "40", "--quiet", "--out", str(tmp_path / "s")]) == 0
+    assert "        none    0." in capsys.readouterr().out
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert [p["value"] for p in summary["points"]] == [None, 0, 500]
+    assert (tmp_path / "s" / "sweep.png").stat().st_size > 0
+    specs = api.parameter_values("greedy, hard:margin=-100;risk=0,true", "--param")
+    assert specs == ["greedy", "hard:margin=-100;risk=0", True]
+    assert api.parameter_values("0:10:5", "--param") == [0, 5, 10]
+    for bad in ("none,inf", "nan", "a,,b", "x,x"):
+        with pytest.raises(UsageError):
+            api.parameter_values(bad, "--param")
+    numpy_values = api.sweep("easy", "buy", np.array([0, 1]), games=40, **COMMON)
+    assert type(numpy_values.best["value"]) is int
+
+
 def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
     """Four Hards at risk 0 or 0.5 win exactly a quarter each: the first is named, with the tie."""
     argv = ["sweep", "--bot", "hard", "--param", "risk=0:1:0.5", "--games", "40", "--quiet"]

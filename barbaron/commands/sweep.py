@@ -26,7 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--param",
         required=True,
-        help="NAME=START:STOP:STEP or NAME=V1,V2,... (e.g. cushion=0:600:50)",
+        help=(
+            "NAME=START:STOP:STEP or NAME=V1,V2,... (e.g. cushion=0:600:50, "
+            "takeover_cushion=none,0,500, playout=greedy,hard)"
+        ),
     )
     add_field_options(parser, "the bot with its default parameters")
     add_run_options(parser, games=20000)
@@ -35,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
+    from barbaron.strategy import format_value
 
     name, eq, values_text = args.param.partition("=")
     if not eq or not name:
@@ -52,14 +56,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}")
     for p in summary["points"]:
         print(
-            f"{p['value']:>12} {p['win_share']:>9.4f} {interval(p['win_share_ci']):>18} "
-            f"{p['mean_worth']:>10.1f}"
+            f"{format_value(p['value']):>12} {p['win_share']:>9.4f} "
+            f"{interval(p['win_share_ci']):>18} {p['mean_worth']:>10.1f}"
         )
     best = result.best
-    tied = "".join(f", tied with {name}={v}" for v in best.get("tied", []))
+    tied = "".join(f", tied with {name}={format_value(v)}" for v in best.get("tied", []))
     print(
-        f"best: {name}={best['value']} (win share {best['win_share']:.4f}{tied}) against "
-        f"{', '.join(summary['field'])}"
+        f"best: {name}={format_value(best['value'])} (win share {best['win_share']:.4f}{tied}) "
+        f"against {', '.join(summary['field'])}"
     )
     print_done(result)
     return 0
