@@ -20,8 +20,8 @@ loads the entry points. An entry point that fails to load, or that claims a name
 holds, makes that name unusable with a one-line error; the other bots still work.
 
 A spec is ``NAME``, ``NAME:key=value,key=value``, ``path/to/file.py:ClassName[:key=value,...]``
-or ``package.module:ClassName[:key=value,...]``. Values: whole numbers, decimals, ``none``,
-``true``/``false``, or text.
+or ``[package.]module:ClassName[:key=value,...]`` (a module on the import path). Values: whole
+numbers, decimals, ``none``, ``true``/``false``, or text.
 """
 
 from __future__ import annotations
@@ -343,11 +343,18 @@ def _is_plugin(head: str) -> bool:
     return head.endswith(".py") or "/" in head or "." in head
 
 
+def _names_class(rest: str) -> bool:
+    """Whether the text after a spec's first colon starts with a class name (``Bot``, not
+    ``cushion=5``): then the head is a module, a top-level one too (``my_bots:Bot``)."""
+    first = rest.partition(":")[0]
+    return first.isidentifier() and first[0].isupper()
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     """(the bot, its parameter text): ``'normal:cushion=5'`` -> ``('normal', 'cushion=5')``,
-    ``'my.py:Bot:x=1'`` -> ``('my.py:Bot', 'x=1')``."""
+    ``'my.py:Bot:x=1'`` -> ``('my.py:Bot', 'x=1')``, ``'bots:Bot'`` -> ``('bots:Bot', '')``."""
     head, _, rest = spec.partition(":")
-    if _is_plugin(head):  # a plugin: FILE:Class[:params]
+    if _is_plugin(head) or _names_class(rest):  # a plugin: FILE:Class[:params]
         name, _, params = rest.partition(":")
         return f"{head}:{name}", params
     return head, rest
@@ -384,9 +391,7 @@ def make_bot(spec: str) -> Strategy:
     head, _, name = bot.partition(":")
     if name or _is_plugin(head):
         if not name:
-            raise BotSpecError(
-                f"bot {spec!r}: a plugin is FILE.py:ClassName or package.module:ClassName"
-            )
+            raise BotSpecError(f"bot {spec!r}: a plugin is FILE.py:ClassName or module:ClassName")
         cls = _load_class(spec, head, name)
     else:
         cls = _registered_class(spec, head)

@@ -338,7 +338,7 @@ def _sha256(path: Path) -> str:
 
 def plugin_hashes(specs: list[str]) -> dict[str, str]:
     """A content hash of every file the specs load, so that a resume (or a replay) can refuse
-    a changed strategy: plugin modules (``file.py:Class`` or ``package.module:Class``), also
+    a changed strategy: plugin modules (``file.py:Class`` or ``[package.]module:Class``), also
     inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
     (``value:weights=w.json``). A plugin that cannot be read is recorded as ``UNREADABLE``."""
     from barbaron.registry import parse_value, split_spec

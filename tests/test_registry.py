@@ -365,3 +365,33 @@ def test_a_plugin_class_registered_by_both_decorator_and_entry_point_is_one_bot(
     fake_distribution("fake = fakebots_both:FakeBot\n", {"fakebots_both": module})
     assert repr(make_bot("fake")) == "fake:level=2"
     assert list(bot_entries()).count("fake") == 1
+
+
+def test_a_top_level_module_on_the_import_path_is_a_plugin(tmp_path, monkeypatch):
+    (tmp_path / "my_table_bots.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+            from barbaron.strategy import Strategy
+
+            class Cautious(Strategy):
+                def __init__(self, cushion=100):
+                    self.cushion = cushion
+
+                def buy(self, view, games, bars):
+                    return np.zeros(games.size, dtype=bool)
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert registry.split_spec("my_table_bots:Cautious:cushion=5") == (
+        "my_table_bots:Cautious",
+        "cushion=5",
+    )
+    assert make_bot("my_table_bots:Cautious:cushion=5").cushion == 5
+    from barbaron import api
+
+    played = api.play(["my_table_bots:Cautious", "easy"], games=200, workers=2, batch_size=20)
+    assert played.summary["bots"][0]["bot"] == "my_table_bots:Cautious"
+    with pytest.raises(BotSpecError, match="'cushion' is not key=value"):
+        make_bot("normal:cushion")  # a parameter without its value is no class name

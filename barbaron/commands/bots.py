@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     print(
         "\nA spec is NAME or NAME:key=value,... ('none' = never); your own strategy is "
-        "path/to/file.py:ClassName[:key=value,...] or package.module:ClassName[:...]. "
+        "path/to/file.py:ClassName[:key=value,...] or [package.]module:ClassName[:...]. "
         "Check it with 'barbaron check SPEC'."
     )
     return 0

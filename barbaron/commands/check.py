@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "spec",
         metavar="SPEC",
         help="the bot to check: NAME[:key=value,...], FILE.py:Class[:key=value,...] or "
-        "package.module:Class[:...]",
+        "[package.]module:Class[:...] (a module on the import path)",
     )
     parser.add_argument(
         "--twin",
