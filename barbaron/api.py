@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
 from barbaron import interrupts
-from barbaron.config import MAX_POINTS, SPRT_LOOK
+from barbaron.config import MAX_GAMES, MAX_POINTS, SPRT_LOOK
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import listed, whole
 from barbaron.runs import (
@@ -218,10 +218,10 @@ def compare(
         execution = replace(execution, batch_size=SPRT_LOOK)
     rotations = len(field) + 1 if execution.rotate else 1
     games = max_games - max_games % rotations  # a maximum: whole deals only
-    if games < 1:
+    if not 1 <= games <= MAX_GAMES:
         raise UsageError(
-            f"--max-games must be at least {rotations} (one deal in every rotation), "
-            f"got {max_games}"
+            f"--max-games must be from {rotations} (one deal in every rotation) to "
+            f"{MAX_GAMES:,}, got {max_games}"
         )
     scale = 2 * SHARE_SCALE * rotations  # score = 1/2 + (new - base) / 2 per deal
     paired = {"sum": 0, "sq": 0, "deals": 0, "differing": 0}
@@ -381,7 +381,8 @@ def bonuses_of(bonus: object) -> list:
             )
         if not 1 <= len(bonus) <= MAX_POINTS:
             raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonus)}")
-        bonuses = distinct([whole(checked(b, "bonus", "number")) for b in bonus], "--bonus")
+        bonuses = [whole(checked(b, "bonus", "number")) for b in bonus]
+        bonuses = distinct([int(b) if float(b).is_integer() else b for b in bonuses], "--bonus")
     for b in bonuses:
         if not (b >= 0 and b % 5 == 0):  # R9 (and no NaN)
             raise UsageError(

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Unpack
 import numpy as np
 
 from barbaron import interrupts
-from barbaron.config import STUDY_FILE
+from barbaron.config import MAX_GAMES, STUDY_FILE
 from barbaron.errors import UsageError
 from barbaron.params import whole
 from barbaron.runs import Execution, RunOptions, RunResult, frame
@@ -471,6 +471,8 @@ def tune(
                 f"{option} must be a positive multiple of the {rotations} rotations (each deal "
                 f"is played in every rotation), got {count}"
             )
+        if count > MAX_GAMES:
+            raise UsageError(f"{option} must be at most {MAX_GAMES:,}, got {count}")
     confirm_seed = (execution.seed + 1) % MAX_INDEX if confirm_seed is None else confirm_seed
     if isinstance(confirm_seed, bool) or not isinstance(confirm_seed, int):
         raise UsageError(f"--confirm-seed must be a whole number, got {confirm_seed!r}")

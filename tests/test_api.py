@@ -152,7 +152,11 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
         (lambda: api.play(["easy", "easy"], force=True), "need a results folder"),
         (lambda: api.seats("easy", bonus="1:0:5"), "--bonus must look like"),
         (lambda: api.sweep("easy", "buy", []), "give 1 to 1000 values of buy"),
-        (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be at least 4"),
+        (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),
+        (lambda: api.compare("easy", "easy", max_games=10**10 + 4), "--max-games must be from"),
+        (lambda: api.tune("easy", {"buy": (0, 1)}, games_per_trial=10**10 + 4),
+         "--games-per-trial must be at most"),
+        (lambda: api.seats("easy", bonus=[2.5]), "--bonus values must be whole"),
     ],
 )
 def test_bad_input_raises_a_usage_error(call, message):
