@@ -154,8 +154,10 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
         (lambda: api.sweep("easy", "buy", []), "give 1 to 1000 values of buy"),
         (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),
         (lambda: api.compare("easy", "easy", max_games=10**10 + 4), "--max-games must be from"),
-        (lambda: api.tune("easy", {"buy": (0, 1)}, games_per_trial=10**10 + 4),
-         "--games-per-trial must be at most"),
+        (
+            lambda: api.tune("easy", {"buy": (0, 1)}, games_per_trial=10**10 + 4),
+            "--games-per-trial must be at most",
+        ),
         (lambda: api.seats("easy", bonus=[2.5]), "--bonus values must be whole"),
     ],
 )
@@ -277,6 +279,11 @@ def test_players_must_agree_with_the_specs(call, message):
          "--games 1 is not a multiple of the 2 rotations (each deal is played in every "
          "rotation): use 2, or --no-rotate"),
         (["sweep", "--bot", "easy", "--param", "cushion=0,,5"], "--param has an empty value"),
+        (["sweep", "--bot", "normal", "--param", "cushion=0,100", "--param", "cushion=5"],
+         "--param given twice: give all its values at once"),
+        (["play", "--bots", "hard", "easy", "--bots", "normal", "normal"], "--bots given twice"),
+        (["compare", "hard", "easy", "--field", "normal", "--field", "easy"],
+         "--field given twice"),
         (["compare", "normal", "easy", "--elo0", "1e-300", "--elo1", "2e-300"],
          "--elo1 must be at least 0.5 Elo above --elo0"),
         (["compare", "normal", "easy", "--scheduler", "tcp://h:1"],

@@ -13,6 +13,16 @@ from barbaron.params import read_number
 
 
 # --- options ---------------------------------------------------------------------------------
+class Once(argparse.Action):
+    """Store an option's value, and refuse the option given a second time: argparse would keep
+    the last one only (``--bots hard easy --bots normal normal`` played two Normals)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if getattr(namespace, self.dest) is not self.default:
+            parser.error(f"{option_string} given twice: give all its values at once")
+        setattr(namespace, self.dest, values)
+
+
 def add_rules_options(
     parser: argparse.ArgumentParser,
     seat_bonus: str = "extra start coins per later seat (default 100)",
@@ -119,6 +129,7 @@ def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument(
         "--field",
         nargs="+",
+        action=Once,
         metavar="BOT",
         help=f"the other seats: one spec (repeated) or one per seat (default: {default})",
     )

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from barbaron.commands._shared import add_rules_options, rules_options
+from barbaron.commands._shared import Once, add_rules_options, rules_options
 from barbaron.config import MAX_INDEX
 from barbaron.errors import UsageError
 
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--homies",
         nargs="+",
+        action=Once,
         metavar="SPEC",
         default=["hard", "hard", "hard"],
         help="1 to 3 bot specs, your opponents in seat order (default: hard hard hard)",

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from barbaron.commands._shared import (
+    Once,
     add_rules_options,
     add_run_options,
     bot_table,
@@ -30,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         nargs="+",
+        action=Once,
         required=True,
         metavar="BOT",
         help="one bot spec per seat (see 'barbaron bots')",

@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from barbaron.commands._shared import add_rules_options, rules_options
+from barbaron.commands._shared import Once, add_rules_options, rules_options
 from barbaron.config import MAX_INDEX, MAX_ROLLOUTS
 from barbaron.errors import UsageError
 
@@ -76,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     seeded.add_argument(
         "--bots",
         nargs="+",
+        action=Once,
         metavar="BOT",
         help="one bot spec per seat, in seat order (see 'barbaron bots')",
     )

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from barbaron.commands._shared import (
+    Once,
     add_rules_options,
     add_run_options,
     plus_minus,
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         nargs="+",
+        action=Once,
         required=True,
         metavar="BOT",
         help="one spec for the same bot in every seat, or 2-4 specs for a "

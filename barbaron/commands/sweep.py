@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from barbaron.commands._shared import (
+    Once,
     add_field_options,
     add_rules_options,
     add_run_options,
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", required=True, help="the bot to tune (a spec)")
     parser.add_argument(
         "--param",
+        action=Once,
         required=True,
         help=(
             "NAME=START:STOP:STEP or NAME=V1,V2,... (e.g. cushion=0:600:50, "

@@ -14,7 +14,13 @@ import argparse
 import math
 from pathlib import Path
 
-from barbaron.commands._shared import add_rules_options, add_run_options, print_done, run_options
+from barbaron.commands._shared import (
+    Once,
+    add_rules_options,
+    add_run_options,
+    print_done,
+    run_options,
+)
 
 HELP = "rate every bot of a pool on one Elo-like scale, with intervals"
 EPILOG = """examples:
@@ -25,7 +31,12 @@ EPILOG = """examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--bots", nargs="+", required=True, metavar="BOT", help="the pool: 2 or more bot specs"
+        "--bots",
+        nargs="+",
+        action=Once,
+        required=True,
+        metavar="BOT",
+        help="the pool: 2 or more bot specs",
     )
     parser.add_argument(
         "--players", type=int, default=4, help="bots per lineup, 2 to 4 (default 4)"
