@@ -312,12 +312,14 @@ def _load_class(spec: str, where: str, name: str) -> type:
             from importlib.util import module_from_spec, spec_from_file_location
 
             loader = spec_from_file_location(module_name, path)
+            if loader is None:  # a file Python does not import
+                raise BotSpecError(f"bot {spec!r}: {where} is not a Python file (.py)")
             module = module_from_spec(loader)
             sys.modules[module_name] = module  # dataclasses and pickling look modules up here
             loader.loader.exec_module(module)
         else:
             module = importlib.import_module(where)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BotSpecError):
         raise
     except BaseException as e:  # the user's module failed to import (even by sys.exit): say so
         if module_name is not None:
@@ -407,6 +409,8 @@ def make_bot(spec: str) -> Strategy:
         bot = cls(**params)
     except (ValueError, TypeError) as e:  # a parameter value the bot refuses
         raise BotSpecError(f"bot {spec!r}: {e}") from None
+    except OverflowError as e:  # a number too large for the bot's arrays
+        raise BotSpecError(f"bot {spec!r}: a parameter's value is too large ({e})") from None
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # the plugin's own constructor failed (or tried to exit)

@@ -53,6 +53,13 @@ def test_observations_of_the_richest_tables_lie_in_the_space():
     assert env.observation_space.contains(observation)
 
 
+def test_a_reset_out_of_the_streams_range_is_a_value_error():
+    env = SeatEnv(["easy"])
+    for seed, options in ((1, {"game": 2**70}), (2**70, None), (1, {"game": -1})):
+        with pytest.raises(ValueError, match="must be"):
+            env.reset(seed=seed, options=options)
+
+
 def test_table_env_passes_pettingzoos_api_test():
     api_test(TableEnv(), num_cycles=200)
     api_test(TableEnv(rules=Rules(players=2)), num_cycles=100)

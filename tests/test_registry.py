@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from barbaron.bots.autopilot import Autopilot
@@ -180,6 +181,8 @@ def test_a_key_given_twice_is_an_error():
         ("autopilot:cushion=inf", "cushion must be a whole number of coins >= 0, got inf"),
         ("threshold:buy=lots", "buy must be a whole number of coins >= 0 (or none for never)"),
         ("threshold:upgrade=-5", "upgrade must be a whole number of coins >= 0"),
+        ("threshold:buy=99999999999999999999999", "a parameter's value is too large"),
+        (f"{Path(__file__).parents[1] / 'bots' / 'value_weights.json'}:Bot", "not a Python file"),
     ],
 )
 def test_bad_values_are_rejected_in_one_line(spec, message):

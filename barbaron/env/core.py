@@ -51,6 +51,7 @@ import numpy as np
 from barbaron import batch
 from barbaron import rules as R
 from barbaron.batch import BatchState, kernel_state
+from barbaron.config import MAX_INDEX
 from barbaron.rules import Rules
 from barbaron.strategy import Decision, Mixed, Strategy, ask
 
@@ -195,13 +196,17 @@ def next_game(
     without a seed the run goes on with its next game; a first reset with no seed draws one
     (``draw_seed()``)."""
     if seed is not None:
+        if not isinstance(seed, numbers.Integral) or not 0 <= seed < MAX_INDEX:
+            raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
         run_seed, game = int(seed), -1
     elif run_seed is None:
         run_seed = int(draw_seed())
     if chosen is None:
         return run_seed, game + 1
-    if not isinstance(chosen, numbers.Integral) or isinstance(chosen, bool) or chosen < 0:
+    if not isinstance(chosen, numbers.Integral) or isinstance(chosen, bool):
         raise ValueError(f"options['game'] must be a whole number >= 0, got {chosen!r}")
+    if not 0 <= chosen < MAX_INDEX:
+        raise ValueError(f"options['game'] must be from 0 to 2**63 - 1, got {chosen!r}")
     return run_seed, int(chosen)
 
 
