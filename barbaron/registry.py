@@ -300,13 +300,16 @@ def _params(spec: str, text: str) -> dict[str, object]:
     return params
 
 
+PLUGIN_MODULE = "barbaron_plugin_"  # the start of the module name of a plugin loaded from a file
+
+
 def _load_class(spec: str, where: str, name: str) -> type:
     module_name = None
     if where.endswith(".py") or "/" in where:
         path = Path(where)
         if not path.is_file():
             raise BotSpecError(f"bot {spec!r}: no file {where}")
-        module_name = f"barbaron_plugin_{abs(hash(str(path.resolve())))}"
+        module_name = f"{PLUGIN_MODULE}{abs(hash(str(path.resolve())))}"
     try:
         if module_name is not None:
             from importlib.util import module_from_spec, spec_from_file_location

@@ -377,13 +377,13 @@ class _Played:
 
 
 class _Cast:
-    """Who plays: the companions (built once) and the checked bot's instances."""
+    """Who plays: the companions (built once) and the checked bot's instances (``make``)."""
 
-    def __init__(self, spec: str, companions: dict[str, Strategy]) -> None:
-        self.spec, self.companions = spec, companions
+    def __init__(self, make: Callable[[], Strategy], companions: dict[str, Strategy]) -> None:
+        self.make, self.companions = make, companions
 
     def fresh(self) -> Strategy:
-        return _build(self.spec)
+        return self.make()
 
     def seats(self, lineup, log: _Log, bot: Callable[[int], object] | object) -> list:
         """One strategy per seat: the checked bot (``bot`` or ``bot(seat)``) in X's seats."""
@@ -399,6 +399,60 @@ class _Cast:
 
 def _is_strategy(obj: object) -> bool:
     return all(callable(getattr(obj, m, None)) for m in ("upgrade", "buy", "takeover"))
+
+
+def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
+    """What :func:`check_strategy` checks, from a spec, a strategy class or an instance: its
+    name, a maker of fresh instances, and the spec a fresh process builds it from (None for a
+    class or instance no other process can import: one of a notebook or a script)."""
+    from barbaron.registry import PLUGIN_MODULE, BotSpecError, split_spec
+
+    if isinstance(bot, str):
+        return bot, lambda: _build(bot), bot
+    cls = bot if isinstance(bot, type) else type(bot)
+    if not _is_strategy(bot):
+        raise UsageError(
+            "check_strategy takes a bot spec (a string like 'normal'), a strategy class or a "
+            f"strategy instance, got {bot!r}"
+        )
+    module = sys.modules.get(cls.__module__)
+    if cls.__module__.startswith(PLUGIN_MODULE) and getattr(module, "__file__", None):
+        name = f"{module.__file__}:{cls.__qualname__}"  # a plugin loaded from its file
+    else:
+        name = f"{cls.__module__}:{cls.__qualname__}"
+    if isinstance(bot, type):
+
+        def make() -> Strategy:
+            try:
+                return cls()
+            except Exception as e:
+                raise BotSpecError(
+                    f"bot {name!r}: {cls.__name__}() raised {_one_line(e)}"
+                ) from None
+
+        importable = cls.__module__ != "__main__" and split_spec(name) == (name, "")
+        return name, make, name if importable and _builds(name, cls) else None
+    import copy
+
+    def copied() -> Strategy:
+        try:
+            return copy.deepcopy(bot)
+        except Exception as e:
+            raise BotSpecError(f"{name} instance: copying it raised {_one_line(e)}") from None
+
+    return f"{name} instance", copied, None
+
+
+def _builds(spec: str, cls: type) -> bool:
+    """Whether ``spec`` builds an instance of ``cls`` here (then a fresh process can too; a
+    plugin file is loaded anew, so it is the same class by module and name)."""
+    from barbaron.registry import BotSpecError, make_bot
+
+    try:
+        built = type(make_bot(spec))
+        return (built.__module__, built.__qualname__) == (cls.__module__, cls.__qualname__)
+    except BotSpecError:
+        return False
 
 
 def _build(spec: str) -> Strategy:
@@ -563,7 +617,7 @@ def _digests(played: _Played) -> list[str]:
 def _digest_lines(spec: str, seed: int, games: int) -> tuple[list[str], str | None]:
     """``digest GAME HASH`` lines of the check's first pass, played as it plays them."""
     bot = _build(spec)
-    cast = _Cast(spec, {c: _build(c) for c in COMPANIONS})
+    cast = _Cast(lambda: _build(spec), {c: _build(c) for c in COMPANIONS})
     lines = []
     for p in _play_all(_tables(games), seed, cast, bot):
         if p.error:
@@ -773,6 +827,7 @@ class _Context:
     tables: list[_Table]
     cast: _Cast
     bot: Strategy
+    fresh_note: str = ""  # why no fresh process played, when one was asked for
     base: list[_Played] = field(default_factory=list)
 
 
@@ -817,7 +872,7 @@ def _check_determinism(c: _Context, fresh_process: _FreshProcess | None, start: 
             return CheckResult(DETERMINISM, False, problem)
     where = "the same instance twice, fresh instances per seat"
     if fresh_process is None:
-        return CheckResult(DETERMINISM, True, f"identical games: {where}")
+        return CheckResult(DETERMINISM, True, f"identical games: {where}{c.fresh_note}")
     timeout = max(120.0, 20 * (time.perf_counter() - start))
     digests, why = fresh_process.result(timeout)
     if digests is None:
@@ -925,7 +980,7 @@ def _check_twin(c: _Context, twin: str, twin_bot: Strategy) -> CheckResult:
 
 
 def check_strategy(
-    spec: str,
+    spec: str | type | Strategy,
     *,
     twin: str | None = None,
     games: int = DEFAULT_GAMES,
@@ -934,6 +989,9 @@ def check_strategy(
     echo: Callable[[str], object] | None = None,
 ) -> CheckReport:
     """Check the bot ``spec`` names against the strategy contract (see the module's docstring).
+    ``spec`` may also be a strategy class (built with no arguments) or an instance (copied for
+    fresh ones): one written in a notebook is checked too, without the fresh process, which
+    needs something it can import.
 
     ``games`` distinct games (at least one per table, :data:`TABLES`) under ``seed``;
     ``twin``, another spec that must play identical games; ``fresh_process=False`` skips the
@@ -941,9 +999,8 @@ def check_strategy(
     line as soon as it is known, and the closing line. A bad spec raises ``BotSpecError``, bad
     numbers ``UsageError``; a misbehaving bot is a failed check, never an exception.
     """
-    for name, value in (("spec", spec), ("twin", twin)):
-        if value is not None and not isinstance(value, str):
-            raise UsageError(f"{name} must be a bot spec (a string like 'normal'), got {value!r}")
+    if twin is not None and not isinstance(twin, str):
+        raise UsageError(f"twin must be a bot spec (a string like 'normal'), got {twin!r}")
     if isinstance(games, bool) or not isinstance(games, int) or not TABLES <= games <= MAX_GAMES:
         raise UsageError(
             f"--games must be from {TABLES} (one per table) to {MAX_GAMES:,}, got {games!r}"
@@ -963,16 +1020,20 @@ def check_strategy(
     watch = _RandomWatch()
     try:
         with watch:
-            bot = _build(spec)  # inside the watch: a plugin's imports bind the watched functions
+            # inside the watch: a plugin's imports bind the watched functions
+            name, make, importable = _subject(spec)
+            bot = make()
             twin_bot = _build(twin) if twin is not None else None
-            companions = {name: _build(name) for name in COMPANIONS}
+            companions = {c: _build(c) for c in COMPANIONS}
             say(
-                f"checking X = {spec}{f' (twin {twin})' if twin else ''}: {games:,} games, "
+                f"checking X = {name}{f' (twin {twin})' if twin else ''}: {games:,} games, "
                 f"seed {seed}, {TABLES} tables of 2-4 players"
             )
-            if fresh_process and sys.executable:
-                child = _FreshProcess(spec, seed, games)
-            c = _Context(spec, seed, _tables(games), _Cast(spec, companions), bot)
+            if fresh_process and sys.executable and importable is not None:
+                child = _FreshProcess(importable, seed, games)
+            c = _Context(name, seed, _tables(games), _Cast(make, companions), bot)
+            if fresh_process and importable is None:
+                c.fresh_note = f" (no fresh process: another process cannot import {name})"
             t = time.perf_counter()
             legal = _check_legal(c)
             add(legal, t)
@@ -1011,7 +1072,7 @@ def check_strategy(
     finally:
         if child is not None:
             child.stop()
-    report = CheckReport(spec, results, twin, seed, games, time.perf_counter() - start)
+    report = CheckReport(name, results, twin, seed, games, time.perf_counter() - start)
     say(report.summary())
     return report
 

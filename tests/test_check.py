@@ -12,7 +12,8 @@ import pytest
 
 from barbaron import testing
 from barbaron.cli import main
-from barbaron.registry import BotSpecError, bot_entries
+from barbaron.registry import BotSpecError, bot_entries, make_bot
+from barbaron.strategy import Strategy
 from barbaron.testing import (
     BATCH,
     CHECKS,
@@ -86,6 +87,31 @@ def test_each_bad_bot_fails_exactly_the_check_it_breaks(name):
 
 def test_a_fair_fixture_passes_so_the_failures_above_are_the_flaws():
     assert check_strategy(fixture("Cushion"), games=GAMES, fresh_process=False).passed
+
+
+def test_a_class_or_an_instance_is_checked_too():
+    class Buyer(Strategy):  # as a notebook defines one: no other process can import it
+        def __init__(self, cushion: int = 0) -> None:
+            self.cushion = cushion
+
+        def buy(self, view, games, bars):
+            return view.coins[games, view.seat] >= 200 + self.cushion
+
+    for bot in (Buyer, Buyer(cushion=100)):
+        report = check_strategy(bot, games=GAMES)
+        assert report.passed, str(report)
+        assert "no fresh process" in report.result(DETERMINISM).detail
+    loaded = type(make_bot(fixture("HashDependent")))  # a plugin's class: imported from its file
+    report = check_strategy(loaded, games=GAMES)
+    assert failed(report) == {DETERMINISM} and report.spec.endswith("bad_bots.py:HashDependent")
+    assert "fresh Python process" in report.result(DETERMINISM).detail
+    with pytest.raises(BotSpecError, match="RuntimeError: boom"):
+        check_strategy(_Explodes)
+
+
+class _Explodes(Strategy):
+    def __init__(self) -> None:
+        raise RuntimeError("boom")
 
 
 def test_a_generator_made_while_a_module_loads_is_not_the_bots_draw():
