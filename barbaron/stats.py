@@ -17,6 +17,8 @@ import numpy as np
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MIN_ELO_GAP = 0.5  # the SPRT's elo1 - elo0 at the least
 MIN_DIFFERING_DEALS = 30  # the SPRT decides only once this many deals' paired scores differ
+MIN_SPREAD_DEALS = 30  # deals before no spread at all is beyond chance (a seat never winning in
+# 30 deals of 4 identical bots: 0.75**30, 2e-4)
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     two seats whose shares always add up to one, S is singular, and in floating point its
     rounding made the statistic any number, negative ones too. The test then has as many
     degrees of freedom as S has rank; a difference where S has no spread at all (a seat that
-    never wins, in every deal) is beyond chance however few the deals: statistic infinite."""
+    never wins, in every deal) is beyond chance once there are :data:`MIN_SPREAD_DEALS`
+    deals (statistic infinite); with fewer, it may be chance: not testable."""
     players = len(total)
     if deals < players + 1:
         return SeatBalance(math.nan, players - 1, math.nan)
@@ -121,6 +124,8 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     if rank == 0 and not any(e):  # identical games in every seat: no variation at all
         return SeatBalance(math.nan, players - 1, math.nan)
     if solution is None:  # a difference in a direction without spread
+        if deals < MIN_SPREAD_DEALS:
+            return SeatBalance(math.nan, players - 1, math.nan)
         return SeatBalance(math.inf, max(rank, 1), 0.0)
     statistic = float(sum(x * y for x, y in zip(e, solution, strict=True)) * (deals - 1))
     statistic /= players**2

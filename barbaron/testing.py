@@ -1021,19 +1021,19 @@ def check_strategy(
     try:
         with watch:
             # inside the watch: a plugin's imports bind the watched functions
-            name, make, importable = _subject(spec)
+            label, make, importable = _subject(spec)
             bot = make()
             twin_bot = _build(twin) if twin is not None else None
             companions = {c: _build(c) for c in COMPANIONS}
             say(
-                f"checking X = {name}{f' (twin {twin})' if twin else ''}: {games:,} games, "
+                f"checking X = {label}{f' (twin {twin})' if twin else ''}: {games:,} games, "
                 f"seed {seed}, {TABLES} tables of 2-4 players"
             )
             if fresh_process and sys.executable and importable is not None:
                 child = _FreshProcess(importable, seed, games)
-            c = _Context(name, seed, _tables(games), _Cast(make, companions), bot)
+            c = _Context(label, seed, _tables(games), _Cast(make, companions), bot)
             if fresh_process and importable is None:
-                c.fresh_note = f" (no fresh process: another process cannot import {name})"
+                c.fresh_note = f" (no fresh process: another process cannot import {label})"
             t = time.perf_counter()
             legal = _check_legal(c)
             add(legal, t)
@@ -1072,7 +1072,7 @@ def check_strategy(
     finally:
         if child is not None:
             child.stop()
-    report = CheckReport(name, results, twin, seed, games, time.perf_counter() - start)
+    report = CheckReport(label, results, twin, seed, games, time.perf_counter() - start)
     say(report.summary())
     return report
 

@@ -72,7 +72,7 @@ def test_every_registered_bot_passes(name):
 def test_each_bad_bot_fails_exactly_the_check_it_breaks(name):
     expected, words = BAD[name]
     report = check_strategy(fixture(name), games=GAMES)
-    assert not report.passed
+    assert not report.passed and report.spec == fixture(name)
     assert failed(report) == expected, str(report)
     first = next(r for r in report.results if r.name in expected)
     for word in words:

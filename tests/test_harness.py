@@ -535,6 +535,7 @@ def test_a_seat_that_never_wins_is_never_balanced():
         test = _balance_of(shares)
         assert test.statistic == math.inf and test.p_value == 0.0 and not test.balanced
     assert math.isnan(_balance_of(np.tile([6, 6], (50, 1))).p_value)  # shared every time
+    assert math.isnan(_balance_of(always_first[:29]).p_value)  # so few deals: maybe chance
     dead_heats = np.tile([4, 4, 4], (50, 1))
     dead_heats[::2] = [6, 6, 0]  # seats 0 and 1 always alike: one direction of no spread
     test = _balance_of(dead_heats)
@@ -545,6 +546,8 @@ def test_the_command_says_a_seat_that_never_wins_is_not_balanced(tmp_path, capsy
     argv = ["play", "--bots", "greedy", "greedy", "greedy", "--seat-coins", "3000,3000,0"]
     status, stdout, _ = run(capsys, *argv, "--no-rotate", "--games", "300", "--out", tmp_path / "o")
     assert status == 0 and "chi2 = inf" in stdout and "NOT balanced" in stdout, stdout
+    status, stdout, err = run(capsys, "report", tmp_path / "o")  # summary.json: null, p = 0
+    assert status == 0 and "chi2 = inf on 1 dof, p = 0 -> seats NOT balanced" in stdout, err
 
 
 def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys, monkeypatch):

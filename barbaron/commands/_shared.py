@@ -210,8 +210,10 @@ def seat_table(arm: dict) -> str:
         lines.append("seat balance: not testable (too few deals, or no variation)")
     else:
         verdict = "seats balanced" if bal["balanced"] else "seats NOT balanced"
+        statistic = read_number(bal["statistic"])  # summary.json writes an infinite one as null
         lines.append(
-            f"seat balance: chi2 = {bal['statistic']:.2f} on {bal['dof']} dof, "
+            f"seat balance: chi2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
+            f"{bal['dof']} dof, "
             f"p = {bal['p_value']:.3g} -> {verdict} (5% level)"
         )
     return "\n".join(lines)
