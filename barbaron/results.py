@@ -445,9 +445,15 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
     (and never someone else's files). Both together continue a run started with --force
     beside an earlier one, which it replaces once it is complete."""
     interrupted = partial.exists() or partial.is_symlink()
+    if interrupted and (why := foreign_content(partial)):
+        raise ResultsError(
+            f"{partial} is not an interrupted barbaron run ({why}): move it away "
+            "or choose another --out"
+        )
     if out.exists() or out.is_symlink():
         if resume and not interrupted:
-            raise ResultsError(f"{out} is complete: nothing to resume (--force plays it again)")
+            again = "drop --resume to play it again" if force else "--force plays it again"
+            raise ResultsError(f"{out} is complete: nothing to resume ({again})")
         if not force and resume:
             raise ResultsError(
                 f"{out} exists and {partial} holds an interrupted run that replaces it: "
@@ -462,12 +468,6 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
                 "replaces only those; choose another --out"
             )
     if interrupted:
-        why = foreign_content(partial)
-        if why:
-            raise ResultsError(
-                f"{partial} is not an interrupted barbaron run ({why}): move it away "
-                "or choose another --out"
-            )
         if not (resume or force):
             raise ResultsError(
                 f"{partial} holds an interrupted run: add --resume to continue it or --force to "

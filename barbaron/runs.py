@@ -270,8 +270,12 @@ def players_of(players: object) -> int | None:
 
 def distinct(values: list, what: str) -> list:
     """``values`` if none is listed twice; else a UsageError."""
+
+    def same(a: object, b: object) -> bool:  # 5 and 5.0 are one value; true and 1 are two
+        return isinstance(a, bool) == isinstance(b, bool) and a == b
+
     for i, v in enumerate(values):
-        if v in values[:i]:
+        if any(same(v, w) for w in values[:i]):
             raise UsageError(f"{what} lists {v} twice: give every value once")
     return values
 
@@ -330,7 +334,7 @@ def parameter_values(text: str, what: str) -> list:
     ``greedy,hard:margin=-100;risk=0``)."""
     from barbaron.registry import parse_value
 
-    if not isinstance(text, str) or not any(c.isalpha() for c in text.replace("e", "")):
+    if not isinstance(text, str) or not any(c.isalpha() for c in text.lower().replace("e", "")):
         return parse_values(text, what)  # numbers only (1e3 included): the range's own errors
     items = text.split(",")
     if len(items) > MAX_POINTS:

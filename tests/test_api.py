@@ -127,6 +127,8 @@ def test_a_sweep_takes_values_that_are_not_numbers(capsys, tmp_path):
     specs = api.parameter_values("greedy, hard:margin=-100;risk=0,true", "--param")
     assert specs == ["greedy", "hard:margin=-100;risk=0", True]
     assert api.parameter_values("0:10:5", "--param") == [0, 5, 10]
+    assert api.parameter_values("0:1E3:500", "--param") == [0, 500, 1000]
+    assert api.parameter_values("true,1", "--param") == [True, 1]  # two values, not one twice
     for bad in ("none,inf", "nan", "a,,b", "x,x"):
         with pytest.raises(UsageError):
             api.parameter_values(bad, "--param")
