@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
 from barbaron import interrupts
-from barbaron.config import MAX_GAMES, MAX_POINTS, SPRT_LOOK
+from barbaron.config import DEFAULT_GAMES, MAX_GAMES, MAX_POINTS, SPRT_LOOK
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import listed, whole
 from barbaron.runs import (
@@ -32,6 +32,7 @@ from barbaron.runs import (
     execution_of,
     field_of,
     frame,
+    games_or_default,
     lineup_bots,
     parameter_values,
     parse_values,
@@ -149,15 +150,17 @@ class SweepResult(RunResult):
 
 # --- play ------------------------------------------------------------------------------------
 @interrupts.deferring
-def play(bots: Sequence[str], *, games: int = 20_000, **options: Unpack[RunOptions]) -> PlayResult:
-    """Play a lineup (one bot spec per seat, 2 to 4) ``games`` times, rotations included: each
-    bot's and each seat's win share with 95% intervals, mean worth, worth share, and the
-    seat-balance test."""
+def play(
+    bots: Sequence[str], *, games: int | None = None, **options: Unpack[RunOptions]
+) -> PlayResult:
+    """Play a lineup (one bot spec per seat, 2 to 4) ``games`` times, rotations included
+    (default 20,000, rounded down to whole deals): each bot's and each seat's win share with
+    95% intervals, mean worth, worth share, and the seat-balance test."""
     from barbaron.harness import Arm
 
     execution = execution_of(options)
     bots = specs_of(bots, "--bots")
-    games = checked(games, "games", "whole")
+    games = games_or_default(games, DEFAULT_GAMES, len(bots) if execution.rotate else 1)
     lineup_bots(bots)
     arm = Arm("play", tuple(bots), execution.rules(len(bots)))
     with Run.open("play", execution, [arm], games) as run:
@@ -298,7 +301,7 @@ def seats(
     *,
     bonus: str | float | Sequence[float] = "0:200:25",
     players: int | None = None,
-    games: int = 20_000,
+    games: int | None = None,
     **options: Unpack[RunOptions],
 ) -> SeatsResult:
     """Seat fairness: for each seat bonus, every seat's win share; and the bonus at which the
@@ -308,7 +311,8 @@ def seats(
     plays every seat of a table of ``players`` (default 4; each deal once: rotations would
     repeat identical games); 2 to 4 specs make a mixed table played in rotation (``players``, if
     given, must be their number). ``bonus``: a list of whole numbers, one number, or text like
-    ``"0:200:25"``; each bonus once."""
+    ``"0:200:25"``; each bonus once. ``games`` per bonus: default 20,000, rounded down to whole
+    deals."""
     import numpy as np
 
     from barbaron.harness import Arm
@@ -326,14 +330,13 @@ def seats(
             f"{execution.seat_bonus} (or a range such as --bonus 0:200:25)"
         )
     bots = table_of(bots, players)
-    games = checked(games, "games", "whole")
     bonuses = sorted(bonuses_of(bonus))
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses]
     identical = len(set(bots)) == 1  # every rotation is the same game: play each deal once
-    with Run.open(
-        "seats", execution, arms, games, rotate=execution.rotate and not identical
-    ) as run:
+    rotate = execution.rotate and not identical
+    games = games_or_default(games, DEFAULT_GAMES, players if rotate else 1)
+    with Run.open("seats", execution, arms, games, rotate=rotate) as run:
         run.play()
         # the least-squares slope of win share over seat index, per deal: 0 when seats are even
         c = np.array([2 * s - (players - 1) for s in range(players)])  # 2 (s - mean seat)
@@ -401,20 +404,20 @@ def sweep(
     *,
     field: str | Sequence[str] | None = None,
     players: int | None = None,
-    games: int = 20_000,
+    games: int | None = None,
     **options: Unpack[RunOptions],
 ) -> SweepResult:
     """Play ``bot`` with each of ``values`` (a list, or text like ``"0:600:50"``) of its
     parameter ``param`` (each value once) against a fixed field (default: the bot with its
     default parameters; one spec for every other seat of a table of ``players``, default 4, or
-    one spec per other seat), in rotation: its win share per value."""
+    one spec per other seat), in rotation: its win share per value, ``games`` each (default
+    20,000, rounded down to whole deals)."""
     from barbaron.harness import Arm
     from barbaron.registry import split_spec, with_param
 
     execution = execution_of(options)
     bot = checked(bot, "bot", "text")
     param = checked(param, "param", "text")
-    games = checked(games, "games", "whole")
     values = listed(values)
     if isinstance(values, str):
         values = parameter_values(values, "--param")
@@ -428,6 +431,7 @@ def sweep(
     values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
     values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
+    games = games_or_default(games, DEFAULT_GAMES, len(field) + 1 if execution.rotate else 1)
     specs = [with_param(bot, param, v) for v in values]
     build_bots(specs + field)
     rules = execution.rules(len(field) + 1)

@@ -3,6 +3,9 @@ line reads them at start-up)."""
 
 DEFAULT_BATCH_SIZE = 16384  # games per unit of work: small enough for memory, big for speed
 MAX_INDEX = 2**63  # seeds and game indices are whole numbers in [0, MAX_INDEX)
+DEFAULT_GAMES = 20_000  # play's, seats' (per bonus) and sweep's (per value): rounded to deals
+SOLVE_GAMES = 1_000_000  # seats --solve's search and confirmation: rounded to whole deals
+TRIAL_GAMES = 40_000  # tune's games per trial: rounded to whole deals
 MAX_GAMES = 10**10  # games per lineup: more would take days, and the streams allow no more deals
 MAX_WORKERS = 256  # worker processes at the most (and never more than units of work)
 MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most

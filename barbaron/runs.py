@@ -280,6 +280,15 @@ def distinct(values: list, what: str) -> list:
     return values
 
 
+def games_or_default(games: int | None, default: int, rotations: int, what: str = "games") -> int:
+    """``games`` as given (checked to be whole), or when None the command's ``default`` rounded
+    down to whole deals: a multiple of the ``rotations`` (a table of 3 plays 19,998 of 20,000).
+    A number given is played exactly, or refused when it is not whole deals."""
+    if games is None:
+        return default - default % rotations
+    return checked(games, what, "whole")
+
+
 def parse_values(text: str, what: str) -> list[float]:
     """Numbers from text: ``'0:200:25'`` (START:STOP:STEP, inclusive) or ``'10,20,50'``;
     finite, at most ``MAX_MAGNITUDE`` in size, each once, and at most ``MAX_POINTS`` of them

@@ -54,6 +54,7 @@ from barbaron.runs import (
     checked,
     execution_of,
     frame,
+    games_or_default,
     table_of,
 )
 
@@ -110,33 +111,34 @@ def solve_seats(
     bots: str | Sequence[str],
     *,
     players: int | None = None,
-    games: int = 1_000_000,
-    search_games: int = 1_000_000,
+    games: int | None = None,
+    search_games: int | None = None,
     iterations: int = 12,
     **options: Unpack[RunOptions],
 ) -> SolveResult:
     """Find every seat's start coins at which each seat of the table wins 1/players, by a
     damped chord Newton iteration on common random numbers (see the module's docstring), seat 0's
-    coins fixed; then confirm them with ``games`` games on fresh deals. The table: one spec for
+    coins fixed; then confirm them with ``games`` games on fresh deals (``games`` and
+    ``search_games``: default 1,000,000, rounded down to whole deals). The table: one spec for
     every seat of ``players`` (default 4; each deal once, as rotations would repeat identical
     games), or 2 to 4 specs played in rotation (every seat sees every bot, so the coins are
     fair to the seats, whoever sits in them; with ``rotate=False`` they are fair to this
     seating). The search starts from the rules' start coins (``start_coins``/``seat_bonus``
     or ``seat_coins``); ``search_games`` games per lineup at full size, at most
     ``iterations`` iterations."""
-    from barbaron.config import MAX_GAMES, MAX_INDEX
+    from barbaron.config import MAX_GAMES, MAX_INDEX, SOLVE_GAMES
     from barbaron.harness import Arm
 
     execution = execution_of(options)
     bots = table_of(bots, players)
     players = len(bots)
-    games = checked(games, "games", "whole")
-    search_games = checked(search_games, "search_games", "whole")
     iterations = checked(iterations, "iterations", "whole")
     if not 1 <= iterations <= MAX_ITERATIONS:
         raise UsageError(f"--iterations must be from 1 to {MAX_ITERATIONS}, got {iterations}")
     rotate = execution.rotate and len(set(bots)) > 1  # identical seats: each deal once
     rotations = players if rotate else 1
+    games = games_or_default(games, SOLVE_GAMES, rotations)
+    search_games = games_or_default(search_games, SOLVE_GAMES, rotations, "search_games")
     if not rotations <= search_games <= MAX_GAMES or search_games % rotations:
         raise UsageError(
             f"--search-games must be a positive multiple of the {rotations} rotations (each "

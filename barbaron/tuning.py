@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Unpack
 import numpy as np
 
 from barbaron import interrupts
-from barbaron.config import MAX_GAMES, STUDY_FILE
+from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import UsageError
 from barbaron.params import whole
-from barbaron.runs import Execution, RunOptions, RunResult, frame
+from barbaron.runs import Execution, RunOptions, RunResult, frame, games_or_default
 
 if TYPE_CHECKING:
     import optuna
@@ -424,7 +424,7 @@ def tune(
     players: int | None = None,
     target: float | None = None,
     trials: int = 50,
-    games_per_trial: int = 40_000,
+    games_per_trial: int | None = None,
     confirm_games: int | None = None,
     confirm_seed: int | None = None,
     sampler: str = "tpe",
@@ -433,7 +433,8 @@ def tune(
     """Tune ``params`` of ``bot`` (``["risk=0:2", "reserve=0:200"]``, or a mapping
     ``{"risk": (0, 2)}``) against ``field`` (default: the bot with its default parameters):
     maximise its win share, or with ``target`` bring it as close as possible to that share.
-    ``trials`` trials of ``games_per_trial`` games each, all on the same deals; the best is
+    ``trials`` trials of ``games_per_trial`` games each (default 40,000, rounded down to whole
+    deals), all on the same deals; the best is
     then confirmed with ``confirm_games`` games (default: ``games_per_trial``) on fresh deals
     (``confirm_seed``, default: the seed + 1)."""
     import time
@@ -461,6 +462,7 @@ def tune(
     space = parse_params(bot, params)
     rules = execution.rules(len(field) + 1)
     rotations = len(field) + 1 if execution.rotate else 1
+    games_per_trial = games_or_default(games_per_trial, TRIAL_GAMES, rotations, "games_per_trial")
     confirm_games = games_per_trial if confirm_games is None else confirm_games
     for option, count in (
         ("--games-per-trial", games_per_trial),

@@ -77,8 +77,8 @@ def add_run_options(
         parser.add_argument(
             "--games",
             type=int,
-            default=games,
-            help=f"games per lineup, rotations included (default {games:,})",
+            help=f"games per lineup, rotations included (default {games:,}, rounded down to "
+            "whole deals)",
         )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the deals (default 0): same seed, same games"

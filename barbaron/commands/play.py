@@ -15,6 +15,7 @@ from barbaron.commands._shared import (
     run_options,
     seat_table,
 )
+from barbaron.config import DEFAULT_GAMES
 
 HELP = "play a lineup many times; win shares, seat balance, files and plots"
 EPILOG = """examples:
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="BOT",
         help="one bot spec per seat (see 'barbaron bots')",
     )
-    add_run_options(parser, games=20000)
+    add_run_options(parser, games=DEFAULT_GAMES)
     add_rules_options(parser)
 
 

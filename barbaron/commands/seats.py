@@ -19,6 +19,7 @@ from barbaron.commands._shared import (
     run_options,
     seat_table,
 )
+from barbaron.config import DEFAULT_GAMES, SOLVE_GAMES
 from barbaron.errors import UsageError
 
 HELP = "fairness study: seat win shares against the seat bonus"
@@ -27,8 +28,6 @@ EPILOG = """examples:
   barbaron seats --bots easy normal hard hard --games 40000 --out runs/mixed
   barbaron seats --bots hard --solve --out runs/solved"""
 
-GAMES = 20_000  # games per bonus
-SOLVE_GAMES = 1_000_000  # the solution's confirmation
 BONUS = "0:200:25"
 
 
@@ -55,8 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games",
         type=int,
-        help=f"games per bonus (default {GAMES:,}); with --solve, the confirmation's games "
-        f"(default {SOLVE_GAMES:,})",
+        help=f"games per bonus (default {DEFAULT_GAMES:,}); with --solve, the confirmation's "
+        f"games (default {SOLVE_GAMES:,}); defaults rounded down to whole deals",
     )
     solve = parser.add_argument_group("solve")
     solve.add_argument(
@@ -68,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     solve.add_argument(
         "--search-games",
         type=int,
-        help="with --solve: games per lineup in a full-size search iteration (default 1,000,000)",
+        help="with --solve: games per lineup in a full-size search iteration (default "
+        f"{SOLVE_GAMES:,}, rounded down to whole deals)",
     )
     solve.add_argument(
         "--iterations",
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         args.bots,
         bonus=BONUS if args.bonus is None else args.bonus,
         players=args.players,
-        games=GAMES if args.games is None else args.games,
+        games=args.games,
         **run_options(args),
     )
     _note_identical_seats(args)
@@ -156,7 +156,7 @@ def _solve(args: argparse.Namespace) -> int:
     result = api.solve_seats(
         args.bots,
         players=args.players,
-        games=SOLVE_GAMES if args.games is None else args.games,
+        games=args.games,
         **{k: v for k, v in given.items() if v is not None},
         **run_options(args),
     )

@@ -15,6 +15,7 @@ from barbaron.commands._shared import (
     print_done,
     run_options,
 )
+from barbaron.config import DEFAULT_GAMES
 from barbaron.errors import UsageError
 
 HELP = "tune one parameter of a bot against a fixed field"
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     add_field_options(parser, "the bot with its default parameters")
-    add_run_options(parser, games=20000)
+    add_run_options(parser, games=DEFAULT_GAMES)
     add_rules_options(parser)
 
 

@@ -19,6 +19,7 @@ from barbaron.commands._shared import (
     print_done,
     run_options,
 )
+from barbaron.config import TRIAL_GAMES
 
 HELP = "tune a bot's parameters (optuna): strongest, or a target win share"
 EPILOG = """examples:
@@ -46,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games-per-trial",
         type=int,
-        default=40_000,
-        help="games per trial, rotations included (default 40,000)",
+        help=f"games per trial, rotations included (default {TRIAL_GAMES:,}, rounded down to "
+        "whole deals)",
     )
     parser.add_argument(
         "--confirm-games",
