@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +79,22 @@ def output_file(path: Path, option: str = "--out") -> Path:
 def count(text: str) -> int:
     """An argparse type: a whole number >= 1 (games, workers)."""
     return _whole(text, 1, None, "a whole number >= 1")
+
+
+def population(text: str) -> int:
+    """An argparse type: a whole number >= 2 (an evolution strategy's population)."""
+    return _whole(text, 2, None, "a whole number >= 2")
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number > 0 (a step size)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
 
 
 def seed(text: str) -> int:

@@ -679,11 +679,14 @@ def main(argv: list[str] | None = None) -> int:
         help="games per matrix table (default 200,000)",
     )
     parser.add_argument(
-        "--sweep-games", type=int, default=40_000, help="games per sweep point (default 40,000)"
+        "--sweep-games",
+        type=common.count,
+        default=40_000,
+        help="games per sweep point (default 40,000)",
     )
     parser.add_argument(
         "--ladder-games",
-        type=int,
+        type=common.count,
         default=1_200_000,
         help="games of the ladder's tournament (default 1,200,000)",
     )
@@ -711,6 +714,8 @@ def main(argv: list[str] | None = None) -> int:
         "(writes tune.json; make it the default in bots/normal.py, then rerun the ladder)",
     )
     args = parser.parse_args(argv)
+    if args.mc != "none":
+        api.build_bots([args.mc])  # a bad spec is refused before the hours of play
     defaults = {k: parser.get_default(k) for k in vars(args)}
     args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()

@@ -50,12 +50,12 @@ def win_share(env: BatchEnv, weights: np.ndarray, seed: int, games: int, first: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = common.parser("train_policy", __doc__.partition("\n")[0])
-    parser.add_argument("--generations", type=int, default=50)
+    parser.add_argument("--generations", type=common.count, default=50)
     parser.add_argument("--games", type=common.count, default=8000, help="games per candidate")
-    parser.add_argument("--popsize", type=int, default=16)
-    parser.add_argument("--sigma", type=float, default=0.2)
-    parser.add_argument("--validate-every", type=int, default=5)
-    parser.add_argument("--validation-games", type=int, default=20000)
+    parser.add_argument("--popsize", type=common.population, default=16)
+    parser.add_argument("--sigma", type=common.positive, default=0.2)
+    parser.add_argument("--validate-every", type=common.count, default=5)
+    parser.add_argument("--validation-games", type=common.count, default=20000)
     parser.add_argument(
         "--start",
         choices=("value", "zero"),

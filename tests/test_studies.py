@@ -172,6 +172,34 @@ def test_a_study_refuses_bad_arguments_in_one_line(script, bad):
     assert bad[0] in lines[0] or "unrecognized arguments" in lines[0], done.stderr
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--generations", "0"],  # wrote the untrained start over the shipped weights
+        ["--popsize", "1"],
+        ["--sigma", "0"],
+        ["--sigma", "-1"],
+        ["--validate-every", "0"],
+        ["--validation-games", "0"],
+    ],
+)
+def test_the_policy_training_refuses_numbers_it_cannot_train_with(bad, capsys):
+    from barbaron.errors import UsageError
+    from experiments import train_policy
+
+    with pytest.raises(UsageError, match=bad[0]):
+        train_policy.main(bad)
+
+
+def test_the_ladder_refuses_a_bad_mc_spec_before_playing(tmp_path):
+    from barbaron.errors import UsageError
+    from experiments import homie_ladder
+
+    with pytest.raises(UsageError, match="unknown bot 'bogus'"):
+        homie_ladder.main(["--mc", "bogus", "--games", "40", "--out", str(tmp_path / "l")])
+    assert not (tmp_path / "l").exists()
+
+
 def test_a_training_script_makes_its_out_folder_and_refuses_a_bad_out_before_training(
     tmp_path,
 ):
