@@ -60,6 +60,15 @@ def test_a_reset_out_of_the_streams_range_is_a_value_error():
             env.reset(seed=seed, options=options)
 
 
+def test_the_table_envs_action_space_samples_legal_actions():
+    env = TableEnv(rules=Rules(players=3))
+    for game in range(10):  # a plain Discrete(14) drew illegal upgrades within two steps
+        env.reset(seed=1, options={"game": game})
+        for agent in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else env.action_space(agent).sample())
+
+
 def test_table_env_passes_pettingzoos_api_test():
     api_test(TableEnv(), num_cycles=200)
     api_test(TableEnv(rules=Rules(players=2)), num_cycles=100)

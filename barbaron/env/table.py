@@ -9,7 +9,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from barbaron.env import core
-from barbaron.env.seat import observation_space
+from barbaron.env.seat import LegalDiscrete, observation_space
 from barbaron.rules import Rules
 
 
@@ -36,7 +36,10 @@ class TableEnv(AECEnv):
         self.possible_agents = [f"seat_{s}" for s in range(players)]
         self._space = observation_space(self.rules)
         self.observation_spaces = {a: self._space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(core.N_ACTIONS) for a in self.possible_agents}
+        self.action_spaces = {  # sample() draws a legal action for the agent, as SeatEnv's
+            a: LegalDiscrete(core.N_ACTIONS, lambda seat=s: self._legal(seat))
+            for s, a in enumerate(self.possible_agents)
+        }
         self._run_seed: int | None = None
         self._game = -1
         self.table: core.Table | None = None
@@ -63,6 +66,10 @@ class TableEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._after_move()
+
+    def _legal(self, seat: int) -> np.ndarray | None:
+        """The seat's current mask, or None before the first reset."""
+        return None if self.table is None else self._mask(seat)
 
     def _mask(self, seat: int) -> np.ndarray:
         s, stop = self.table.state, self.table.stop
