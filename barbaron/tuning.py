@@ -230,6 +230,8 @@ def run_study(
                 study.enqueue_trial(dict(first))
         trial = study.ask()
         values = {p.name: p.suggest(trial) for p in space}
+        if done == 0 and first is not None:  # the bot as given, not rounded to the grid
+            values.update({name: first[name] for name in values if name in first})
         value, attrs = objective(values)
         for key, attr in attrs.items():
             trial.set_user_attr(key, attr)

@@ -122,6 +122,18 @@ def test_tune_to_a_target_in_memory(target_run):
         result.games()
 
 
+def test_trial_0_is_the_bot_as_given_off_the_grid_too():
+    result = api.tune("easy:buy=0.12345", ["buy=0:1"], trials=2, games_per_trial=400, seed=1)
+    first = result.summary["trials"][0]
+    assert first["values"] == {"buy": 0.12345} and first["spec"] == "easy:buy=0.12345"
+    assert (
+        round(result.summary["trials"][1]["values"]["buy"], 3)
+        == (
+            result.summary["trials"][1]["values"]["buy"]  # the others: on the grid
+        )
+    )
+
+
 def test_tuning_for_strength_confirms_against_the_bot_as_given():
     result = api.tune(
         "easy",
