@@ -119,10 +119,13 @@ def dearest(allowed: np.ndarray) -> np.ndarray:
     return np.where(allowed.any(axis=1), last, -1).astype(np.int8)
 
 
-def read_weights(path: Path, key: str, names: list[str]) -> np.ndarray:
+def read_weights(path: str | Path, key: str, names: list[str]) -> np.ndarray:
     """A bot's fitted weights from a JSON file holding ``key`` (the names, in order) and
     ``weights`` (one finite number per name); a missing or corrupt file raises ValueError
     naming the file and the problem."""
+    if not isinstance(path, str | Path):
+        raise ValueError(f"weights must be the path of a weights file, got {path!r}")
+    path = Path(path)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:

@@ -42,7 +42,7 @@ def parameter_names() -> list[str]:
 def load_weights(path: str | Path | None = None) -> np.ndarray:
     """The policy's weights from a JSON file (``parameters`` and ``weights``), checked; a
     missing or corrupt file raises ValueError naming the file and the problem."""
-    return read_weights(Path(WEIGHTS if path is None else path), "parameters", parameter_names())
+    return read_weights(WEIGHTS if path is None else path, "parameters", parameter_names())
 
 
 def save_weights(weights: np.ndarray, path: str | Path, **extra: object) -> None:

@@ -163,7 +163,7 @@ def features(coins, owner, level, position, skip, me, turns, players):
 def load_weights(path: str | Path | None = None) -> np.ndarray:
     """The model's weights from a weights file (JSON: ``features`` and ``weights``), checked;
     a missing or corrupt file raises ValueError naming the file and the problem."""
-    return read_weights(Path(WEIGHTS if path is None else path), "features", list(FEATURES))
+    return read_weights(WEIGHTS if path is None else path, "features", list(FEATURES))
 
 
 @register("value")
