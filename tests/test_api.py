@@ -183,7 +183,6 @@ STRATEGY = api.build_bots(["easy"])[0]  # a strategy object, not a spec
     [
         (lambda: api.play(TWO, games="10"), r"^games must be a whole number, got '10' \(str\)$"),
         (lambda: api.play(TWO, games=10.0), "games must be a whole number"),
-        (lambda: api.play(TWO, games=None), "games must be a whole number, got None"),
         (lambda: api.play(None), "--bots must be a bot spec"),
         (lambda: api.play([1, 2]), r"--bots must be bot specs .* got 1 \(int\)"),
         (lambda: api.play([STRATEGY, STRATEGY]), "--bots must be bot specs"),
