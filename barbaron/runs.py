@@ -319,14 +319,7 @@ def parse_values(text: str, what: str) -> list[float]:
             first, by = (Decimal(x.strip()) for x in text.split(":")[::2])  # decimal steps
             values = [float(first + i * by) for i in range(count)]  # exact: 0.3 * 3 is 0.9
         else:
-            items = text.split(",")
-            if len(items) > MAX_POINTS:
-                raise UsageError(f"{what} has {len(items):,} values; at most {MAX_POINTS:,}")
-            if not all(x.strip() for x in items):
-                raise UsageError(
-                    f"{what} has an empty value in {text!r}: numbers separated by single commas"
-                )
-            values = [float(x) for x in items]
+            values = [float(x) for x in _comma_items(text, what, "numbers")]
             if not all(map(math.isfinite, values)):
                 raise ValueError
             not_too_large(values)
@@ -337,6 +330,18 @@ def parse_values(text: str, what: str) -> list[float]:
     return distinct([int(v) if float(v).is_integer() else v for v in values], what)
 
 
+def _comma_items(text: str, what: str, kind: str) -> list[str]:
+    """The items of a comma list of ``kind``: at most ``MAX_POINTS``, none empty."""
+    items = text.split(",")
+    if len(items) > MAX_POINTS:
+        raise UsageError(f"{what} has {len(items):,} values; at most {MAX_POINTS:,}")
+    if not all(x.strip() for x in items):
+        raise UsageError(
+            f"{what} has an empty value in {text!r}: {kind} separated by single commas"
+        )
+    return items
+
+
 def parameter_values(text: str, what: str) -> list:
     """A parameter's values from text: a range of numbers (:func:`parse_values`), or a comma
     list of values as a bot spec writes them, numbers or not (``none,0,500``, ``true,false``,
@@ -345,14 +350,7 @@ def parameter_values(text: str, what: str) -> list:
 
     if not isinstance(text, str) or not any(c.isalpha() for c in text.lower().replace("e", "")):
         return parse_values(text, what)  # numbers only (1e3 included): the range's own errors
-    items = text.split(",")
-    if len(items) > MAX_POINTS:
-        raise UsageError(f"{what} has {len(items):,} values; at most {MAX_POINTS:,}")
-    if not all(x.strip() for x in items):
-        raise UsageError(
-            f"{what} has an empty value in {text!r}: values separated by single commas"
-        )
-    values = [parse_value(x.strip()) for x in items]
+    values = [parse_value(x.strip()) for x in _comma_items(text, what, "values")]
     for v in values:
         if (
             isinstance(v, float)
