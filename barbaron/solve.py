@@ -46,6 +46,7 @@ import numpy as np
 
 from barbaron import interrupts
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.rules import MAX_START_COINS
 from barbaron.runs import (
     Execution,
     Run,
@@ -145,6 +146,12 @@ def solve_seats(
             f"deal is played in every rotation), at most {MAX_GAMES:,}, got {search_games}"
         )
     start = execution.rules(players)
+    for seat in range(1, players):  # the search measures each seat's response to STEP more
+        if start.seat_start_coins(seat) > MAX_START_COINS - STEP:
+            raise UsageError(
+                f"seat {seat} starts with {start.seat_start_coins(seat):,} coins: the search "
+                f"adds {STEP} to measure its response, so at most {MAX_START_COINS - STEP:,}"
+            )
     confirming = dataclasses.replace(execution, seed=(execution.seed + 1) % MAX_INDEX)
     confirming.job([Arm("solution", tuple(bots), start)], games, rotate=rotate)  # checks it
     if execution.out is not None:  # before the search: it may take long
@@ -212,7 +219,6 @@ def _search(
     import time
 
     from barbaron.harness import Arm
-    from barbaron.rules import MAX_START_COINS
     from barbaron.tuning import play_totals
 
     players = len(bots)

@@ -253,6 +253,11 @@ def test_the_solver_starts_from_the_given_seat_coins():
     assert result.summary["search"]["start"] == [900, 1200] and not result.summary["converged"]
 
 
+def test_the_solver_refuses_start_coins_without_room_for_its_measuring_step():
+    with pytest.raises(UsageError, match="seat 1 starts with 1,000,000 coins: .* at most 999,950"):
+        api.solve_seats(CHEAP, seat_coins=[0, 1_000_000], **SOLVE)  # it said 1,000,050
+
+
 def test_solve_refuses_an_existing_folder_before_searching(tmp_path, capsys, monkeypatch):
     import barbaron.solve
 
