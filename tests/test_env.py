@@ -69,6 +69,15 @@ def test_the_table_envs_action_space_samples_legal_actions():
             env.step(None if terminated or truncated else env.action_space(agent).sample())
 
 
+def test_actions_of_takes_a_spec_as_the_opponents_do():
+    env = BatchEnv(["normal"] * 3)
+    env.reset(1, 8)
+    assert np.array_equal(env.actions_of("hard"), env.actions_of(make_bot("hard")))
+    seat = SeatEnv()
+    seat.reset(seed=1)
+    assert seat.actions_of("hard:margin=-100") == seat.actions_of(make_bot("hard:margin=-100"))
+
+
 def test_table_env_passes_pettingzoos_api_test():
     api_test(TableEnv(), num_cycles=200)
     api_test(TableEnv(rules=Rules(players=2)), num_cycles=100)

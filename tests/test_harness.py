@@ -137,9 +137,10 @@ def test_replay_run_prints_a_command_that_replays_the_same_game(tmp_path, capsys
     rules = ["--rounds", "4", "--seat-coins", "300,5,0"]
     assert run(capsys, "play", "--bots", *bots, "--games", 12, *rules, "--out", out)[0] == 0
     status, recorded, err = run(capsys, "replay", "--run", out, "--game", 5)
-    printed = shlex.split(err.splitlines()[0].partition("replaying with ")[2])
+    printed = shlex.split(err.splitlines()[0].partition("the same as: ")[2])
     assert status == 0 and printed[printed.index("--seat-coins") + 1] == "300,5,0"
-    status, alone, _ = run(capsys, "replay", *printed)
+    assert printed[:2] == ["barbaron", "replay"]  # ready to paste
+    status, alone, _ = run(capsys, *printed[1:])
     assert status == 0 and json.loads(alone) == json.loads(recorded)
     worths = pd.read_parquet(out / "games.parquet").query("game == 5")["worth"].tolist()
     assert json.loads(alone)["worth"] == worths

@@ -183,11 +183,12 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
         if value is not None and value != getattr(Rules, name):
             given += [RULES_OPTIONS[name], option_text(value)]
     command = shlex.join(
-        ["--seed", str(args.seed), "--game", str(found.deal), "--bots", *args.bots, *given]
+        ["barbaron", "replay", "--seed", str(args.seed), "--game", str(found.deal)]
+        + ["--bots", *args.bots, *given]
     )
     print(
         f"# game {found.game} of {args.run_dir} = deal {found.deal}, rotation "
-        f"{found.rotation}: replaying with {command}",
+        f"{found.rotation}, the same as: {command}",
         file=sys.stderr,
     )
     if found.code_changed:

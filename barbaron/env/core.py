@@ -521,16 +521,22 @@ class BatchEnv:
         stop = t.stop
         return _views(t, stop)
 
-    def actions_of(self, strategy: Strategy) -> np.ndarray:
-        """(n,) the actions ``strategy`` would choose in the agent's seat now (0 where nothing
-        is asked): for imitation, and to check that the environment plays the harness's game."""
+    def actions_of(self, strategy: Strategy | str) -> np.ndarray:
+        """(n,) the actions ``strategy`` (a bot or a spec) would choose in the agent's seat now
+        (0 where nothing is asked): for imitation, and to check that the environment plays the
+        harness's game."""
         if self.table is None:
             raise IllegalAction("actions_of before reset: call reset(seed, n) first")
         return strategy_actions(self.table, strategy)
 
 
-def strategy_actions(t: Table, strategy: Strategy) -> np.ndarray:
-    """(n,) the actions ``strategy`` would choose at table ``t``'s stop (0 where not asked)."""
+def strategy_actions(t: Table, strategy: Strategy | str) -> np.ndarray:
+    """(n,) the actions ``strategy`` (or the bot a spec names) would choose at table ``t``'s
+    stop (0 where not asked)."""
+    if isinstance(strategy, str):
+        from barbaron.registry import make_bot
+
+        strategy = make_bot(strategy)
     out = np.zeros(t.n, dtype=np.int64)
     if t.stop is None:
         return out

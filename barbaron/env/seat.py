@@ -132,6 +132,7 @@ class SeatEnv(gymnasium.Env):
             out["worth"] = info["final_worth"][0].tolist()
         return self._obs(obs, mask), float(reward[0]), self._done, False, out
 
-    def actions_of(self, strategy: Strategy) -> int:
-        """The action ``strategy`` would choose in the agent's seat now (0 if nothing asked)."""
+    def actions_of(self, strategy: Strategy | str) -> int:
+        """The action ``strategy`` (a bot or a spec) would choose in the agent's seat now (0 if
+        nothing is asked)."""
         return int(self.batch.actions_of(strategy)[0])

@@ -129,8 +129,8 @@ class TableEnv(AECEnv):
         self._accumulate_rewards()
 
     def actions_of(self, strategy) -> int:
-        """The action ``strategy`` (a :class:`~barbaron.strategy.Strategy`) would choose for the
-        selected agent now (0 if it is not being asked)."""
+        """The action ``strategy`` (a :class:`~barbaron.strategy.Strategy`, or a spec) would
+        choose for the selected agent now (0 if it is not being asked)."""
         if self.table is None:
             raise core.IllegalAction("actions_of before reset: call reset() first")
         return int(core.strategy_actions(self.table, strategy)[0])
