@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
 from barbaron import interrupts
@@ -267,6 +267,7 @@ def compare(
             "new": new,
             "base": base,
             "field": list(field),
+            "rules": arms_summary[0]["rules"],
             "bots": arms_summary[0]["bots"],
             "seats": arms_summary[0]["seats"],
             "arms": arms_summary,
@@ -414,6 +415,7 @@ def sweep(
     20,000, rounded down to whole deals)."""
     from barbaron.harness import Arm
     from barbaron.registry import split_spec, with_param
+    from barbaron.strategy import format_value
 
     execution = execution_of(options)
     bot = checked(bot, "bot", "text")
@@ -436,7 +438,8 @@ def sweep(
     build_bots(specs + field)
     rules = execution.rules(len(field) + 1)
     arms = [
-        Arm(f"{param}={v}", (spec, *field), rules) for v, spec in zip(values, specs, strict=True)
+        Arm(f"{param}={format_value(v)}", (spec, *field), rules)
+        for v, spec in zip(values, specs, strict=True)
     ]
     with Run.open("sweep", execution, arms, games) as run:
         run.play()
@@ -462,6 +465,7 @@ def sweep(
             "bot": bot,
             "param": param,
             "field": list(field),
+            "rules": asdict(rules),
             "points": points,
             "best": {
                 "value": best["value"],

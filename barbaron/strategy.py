@@ -72,8 +72,11 @@ def constructor_parameters(cls: type) -> list[inspect.Parameter]:
 
 
 def format_value(value: object) -> str:
-    """A parameter value as a bot spec writes it (``None`` is ``none``)."""
-    return "none" if value is None else str(value)
+    """A parameter value as a bot spec writes it (``None`` is ``none``, booleans ``true`` and
+    ``false``)."""
+    if value is None or isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 @dataclass(frozen=True)

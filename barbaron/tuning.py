@@ -566,6 +566,7 @@ def tune(
             else f"minimise |win share - {target}|",
             "sampler": SAMPLER_NAMES[sampler],
             "seed": execution.seed,
+            "rules": dataclasses.asdict(rules),
             "games_per_trial": games_per_trial,
             "trials": rows,
             "best": best,

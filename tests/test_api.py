@@ -123,6 +123,8 @@ def test_a_sweep_takes_values_that_are_not_numbers(capsys, tmp_path):
     assert "        none    0." in capsys.readouterr().out
     summary = json.loads((tmp_path / "s" / "summary.json").read_text())
     assert [p["value"] for p in summary["points"]] == [None, 0, 500]
+    assert summary["points"][0]["bot"] == "normal:takeover_cushion=none"  # as a spec writes it
+    assert summary["rules"]["players"] == 4
     assert (tmp_path / "s" / "sweep.png").stat().st_size > 0
     specs = api.parameter_values("greedy, hard:margin=-100;risk=0,true", "--param")
     assert specs == ["greedy", "hard:margin=-100;risk=0", True]

@@ -92,6 +92,15 @@ def test_play_records_the_seat_coins_in_the_summary_and_the_games():
     assert games.groupby("seat")["start_coins"].first().tolist() == [900, 1000, 1105]
 
 
+def test_tournament_and_tune_record_the_rules_in_their_summaries():
+    """They kept the seat coins only in the manifest (found by QA)."""
+    coins = [1000, 1080, 1100]
+    rated = api.tournament(["easy", "normal", "hard"], players=3, games=600, seat_coins=coins)
+    tuned = api.tune("easy", ["buy=0:1"], players=3, trials=1, games_per_trial=60, seat_coins=coins)
+    for summary in (rated.summary, tuned.summary):
+        assert list(summary["rules"]["seat_coins"]) == coins
+
+
 @pytest.mark.parametrize(
     "options, message",
     [
