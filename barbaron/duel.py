@@ -32,6 +32,7 @@ from barbaron.strategy import (
     InOneGame,
     ScalarStrategy,
     Strategy,
+    StrategyError,
     ask,
 )
 
@@ -39,7 +40,7 @@ from barbaron.strategy import (
 class LineReader:
     """Lines from a stream, one answer each; with a file descriptor, a timeout per line."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream
         try:
             self.fd: int | None = stream.fileno()
@@ -51,6 +52,8 @@ class LineReader:
     def readline(self, timeout: float | None = None) -> str | None:
         """The next line without its end, None at the end of input; TimeoutError if no full
         line came within ``timeout`` seconds (None waits for ever)."""
+        if self.stream is None:  # no standard input at all (closed): its end
+            return None
         if self.fd is None:
             line = self.stream.readline()
             return None if line == "" else line.rstrip("\r\n")
@@ -402,7 +405,12 @@ def play_duel(
     console.say(f"Bar Baron, seed {seed}: {lineup}")
     if timer:
         console.say(f"{timer:g} seconds per decision; then the autopilot plays it")
-    outcome = game.play()
+    try:
+        outcome = game.play()
+    except StrategyError as e:  # the console's output closed (| head): not the user's seat
+        if isinstance(e.__cause__, BrokenPipeError):
+            raise e.__cause__ from None
+        raise
     console.say("")
     console.say(board_text(game, shown_names(names, seat)))
     return DuelResult(

@@ -103,6 +103,7 @@ def test_recorded_decisions_must_match_the_game(tmp_path):
         (["--homies", "easy", "--seat", "-1"], "--seat must be 0..1"),
         (["--timer", "0"], "--timer must be a positive"),
         (["--timer", "-5"], "--timer must be a positive"),
+        (["--timer", "inf"], "at most 3,600"),  # it failed at the first question
         (["--save", "/nonexistent-folder/x.json"], "does not exist"),
         (["--save", "/"], "is a folder"),
         (["--save", __file__], "exists; add --force to replace it"),
@@ -139,3 +140,31 @@ def test_the_final_table_gives_equal_worths_equal_places_and_speaks_to_the_human
         SimpleNamespace(coins=[0, 0, 0], worth=[1, 3, 2], winners=[1]), [], [], [], [],
     )  # fmt: skip
     assert final_table(alone).splitlines()[-1] == "you win with a worth of 3"
+
+
+def test_a_closed_standard_input_plays_the_defaults(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", None)  # as `barbaron duel <&-` starts
+    status, out, err = run(capsys, "duel", "--homies", "easy", "--rounds", "2", "--seed", "2")
+    assert status == 0 and "(end of input: the default)" in out, err
+
+
+class _ClosingPipe(io.StringIO):
+    """Standard output piped into ``head``: it breaks after ``lines`` writes."""
+
+    def __init__(self, lines: int) -> None:
+        super().__init__()
+        self.left = lines
+
+    def write(self, text: str) -> int:
+        self.left -= 1
+        if self.left < 0:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_a_closed_output_ends_the_duel_as_a_broken_pipe_not_a_failed_seat():
+    from barbaron.duel import play_duel
+
+    for lines in (5, 40, 120):  # during a bot's turn or the player's question
+        with pytest.raises(BrokenPipeError):
+            play_duel(["easy"], seat=0, seed=2, stdin=io.StringIO(""), stdout=_ClosingPipe(lines))

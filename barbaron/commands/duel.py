@@ -22,6 +22,9 @@ EPILOG = """examples:
   yes '' | barbaron duel --seed 3 --save game.json && barbaron replay --check game.json"""
 
 
+MAX_TIMER = 3600  # seconds per decision at the most (an hour)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--homies",
@@ -64,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
     players = len(args.homies) + 1
     if args.seat is not None and not 0 <= args.seat < players:
         raise UsageError(f"--seat must be 0..{players - 1} at a table of {players}")
-    if args.timer is not None and not args.timer > 0:
-        raise UsageError(f"--timer must be a positive number of seconds, got {args.timer:g}")
+    if args.timer is not None and not 0 < args.timer <= MAX_TIMER:
+        raise UsageError(
+            f"--timer must be a positive number of seconds, at most {MAX_TIMER:,}, "
+            f"got {args.timer:g}"
+        )
     if args.seed is None:
         import secrets
 
