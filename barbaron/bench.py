@@ -67,7 +67,12 @@ def time_command(argv: list[str], out: Path | None = None) -> CommandTiming:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    _, status, usage = os.wait4(process.pid, 0)
+    try:
+        _, status, usage = os.wait4(process.pid, 0)
+    except BaseException:  # Ctrl-C or SIGTERM: the command ends too, before its folder goes
+        process.terminate()
+        process.wait()
+        raise
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     return CommandTiming(tuple(argv), seconds, usage.ru_maxrss / 1024, process.returncode)

@@ -860,3 +860,33 @@ def test_a_second_ctrl_c_stops_a_strategy_that_never_returns(tmp_path):
         assert status == 130 and one_line(err), err
     finally:  # a failed test leaves no run behind
         proc.kill()
+
+
+def _playing_children(pid: int) -> list[int]:
+    """The child processes of ``pid`` that run ``barbaron play``."""
+    found = []
+    with contextlib.suppress(OSError):
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            with contextlib.suppress(OSError):
+                if b"\0play\0" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(int(child))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_bench_stopped_by_sigterm_stops_the_command_it_times():
+    bench = cli("bench", "--end-to-end", "--scale", "0.05")
+    deadline = time.monotonic() + 60
+    while not (timed := _playing_children(bench.pid)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert timed, "bench started no barbaron play"
+    bench.send_signal(signal.SIGTERM)
+    assert bench.wait(timeout=60) == 130
+    for pid in timed:  # the timed command ended with it (it played on, alone, to its end)
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in _status(pid)
+
+
+def _status(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    return "zombie"
