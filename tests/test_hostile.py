@@ -8,6 +8,7 @@ import errno
 import functools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -629,9 +630,16 @@ def test_a_scalar_answer_must_be_a_real_bool(tmp_path, capsys, bot, answer):
 def test_report_of_a_summary_it_did_not_write_is_one_line(tmp_path, capsys):
     out = tmp_path / "r"
     assert run(capsys, *PLAY, "--out", out, "--workers", "1")[0] == 0
-    (out / "summary.json").write_text('{"games": 3, "bots": 7}')
+    summary = json.loads((out / "summary.json").read_text())
+    shard = sorted((out / "games.parquet").iterdir())[0]
+    shard.write_bytes(shard.read_bytes()[:100])  # a damaged shard is named, not the summary
     status, _, err = run(capsys, "report", out)
-    assert status == 2 and one_line(err) and "is not what barbaron play writes" in err
+    assert status == 2 and one_line(err) and f"{shard} is not a readable part" in err, err
+    shutil.rmtree(out / "games.parquet")
+    for damaged in ({"games": 3, "bots": 7}, summary | {"seats": []}):  # the second: 1 / 0
+        (out / "summary.json").write_text(json.dumps(damaged))
+        status, _, err = run(capsys, "report", out)
+        assert status == 2 and one_line(err) and "is not what barbaron play writes" in err, err
 
 
 def test_replay_of_a_deeply_nested_file_is_one_line(tmp_path, capsys):

@@ -16,6 +16,7 @@ from barbaron.commands._shared import (
     seat_table,
 )
 from barbaron.config import DEFAULT_GAMES
+from barbaron.errors import UsageError
 
 HELP = "play a lineup many times; win shares, seat balance, files and plots"
 EPILOG = """examples:
@@ -60,7 +61,13 @@ def worth_by_bot(parquet_files: list[Path], limit: int = 500_000) -> dict:
     files = [f for p in parquet_files for f in (sorted(p.glob("*.parquet")) if p.is_dir() else [p])]
     tables, rows = [], 0
     for path in files:
-        tables.append(pq.ParquetFile(path).read(columns=["bot", "worth"]))
+        try:
+            tables.append(pq.ParquetFile(path).read(columns=["bot", "worth"]))
+        except (OSError, pa.ArrowException) as e:  # a damaged shard: name it, not the summary
+            raise UsageError(
+                f"{path} is not a readable part of games.parquet ({e}); rerun the command "
+                "(with --force) to write it again"
+            ) from None
         rows += tables[-1].num_rows
         if rows >= limit:
             break

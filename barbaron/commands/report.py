@@ -16,6 +16,14 @@ from barbaron.commands._shared import bot_table, seat_table
 from barbaron.errors import UsageError
 
 HELP = "(re)draw the PNG plots of a results folder"
+UNEXPECTED_CONTENT = (  # what a summary.json barbaron did not write makes the plots raise
+    KeyError,
+    TypeError,
+    ValueError,
+    IndexError,
+    AttributeError,
+    ZeroDivisionError,
+)
 PER_POINT = {"sweep", "seats"}  # commands whose summary counts each point's games (not --solve)
 
 
@@ -48,19 +56,21 @@ def run(args: argparse.Namespace) -> int:
             games = f"{games} in its confirmation"
         elif command == "compare":  # summary["games"] is each side's
             games = f"{2 * summary['games']:,} games ({games} for each of NEW and BASE)"
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-        raise UsageError(
-            f"{folder}/summary.json is not what barbaron {command} writes "
-            f"({type(e).__name__}: {e}); rerun the command to write it again"
-        ) from None
+    except UsageError:
+        raise
+    except UNEXPECTED_CONTENT as e:
+        raise _not_written_by(folder, command, e) from None
     for name, figure in figures:
         tmp = folder / f".{name}.tmp.png"
         try:
-            figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-            os.replace(tmp, folder / name)
+            figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")  # draws it: the
+            os.replace(tmp, folder / name)  # summary's numbers are used only here
         except OSError as e:
             tmp.unlink(missing_ok=True)
             raise UsageError(f"cannot write {folder / name}: {e.strerror or e}") from None
+        except UNEXPECTED_CONTENT as e:
+            tmp.unlink(missing_ok=True)
+            raise _not_written_by(folder, command, e) from None
         print(folder / name)
     for table in tables:
         print(table)
@@ -69,3 +79,10 @@ def run(args: argparse.Namespace) -> int:
         f"finished {manifest.get('finished', '?')}; {time.strftime('%Y-%m-%d %H:%M')})"
     )
     return 0
+
+
+def _not_written_by(folder: Path, command: str, e: Exception) -> UsageError:
+    return UsageError(
+        f"{folder}/summary.json is not what barbaron {command} writes "
+        f"({type(e).__name__}: {e}); rerun the command to write it again"
+    )
