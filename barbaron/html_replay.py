@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -209,13 +210,15 @@ def render(
         else "no rollouts (--rollouts 0)"
     )
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return (
-        _TEMPLATE.replace("__TITLE__", html.escape(title))
-        .replace("__RESULT__", result)
-        .replace("__WINNER__", html.escape(f"{crown} {verb} with a worth of {max(o.worth)}"))
-        .replace("__NOTE__", html.escape(note))
-        .replace("__DATA__", payload)
-    )
+    fills = {
+        "__TITLE__": html.escape(title),
+        "__RESULT__": result,
+        "__WINNER__": html.escape(f"{crown} {verb} with a worth of {max(o.worth)}"),
+        "__NOTE__": html.escape(note),
+        "__DATA__": payload,
+    }
+    # in one pass: a name holding a placeholder's text is shown as it is, never filled in
+    return re.sub("|".join(fills), lambda m: fills[m.group()], _TEMPLATE)
 
 
 _TEMPLATE = """<!DOCTYPE html>

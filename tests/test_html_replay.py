@@ -79,6 +79,16 @@ def test_a_scenario_file_and_a_run_game_make_pages_too(tmp_path, capsys):
     assert status == 0 and page_data(page)["frames"][0]["winprob"][0] is None
 
 
+def test_a_name_holding_a_placeholder_is_shown_as_it_is(tmp_path, capsys):
+    data = json.loads(CONFORMANCE_FILES[1].read_text()) | {"name": "evil __DATA__ __NOTE__"}
+    scenario, page = tmp_path / "evil.json", tmp_path / "evil.html"
+    scenario.write_text(json.dumps(data))
+    assert run(capsys, "replay", str(scenario), "--html", str(page), "--rollouts", "0")[0] == 0
+    title = re.search(r"<title>(.*?)</title>", page.read_text()).group(1)
+    assert "evil __DATA__ __NOTE__" in title and "{" not in title  # not the game's JSON
+    assert page_data(page)["frames"][-1]["worth"] == data["expect"]["worth"]
+
+
 def test_a_page_or_a_saved_game_never_replaces_what_is_not_a_regular_file(tmp_path, capsys):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
