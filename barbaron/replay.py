@@ -75,6 +75,23 @@ class RunGame:
     code_changed: bool  # barbaron's code differs from the run's (a bot's defaults may too)
 
 
+def _check_played(run_dir: Path, manifest: dict, unit: int) -> None:
+    """A UsageError unless the run kept the games of ``unit``: a run that stopped early (an
+    SPRT), an interrupted one, or a tuning (it keeps no games) did not play them all."""
+    from barbaron.results import GAMES, shard_path
+
+    games = run_dir / GAMES
+    if not games.exists():
+        raise UsageError(f"{run_dir} keeps no games ({GAMES}): a {manifest.get('command')} run")
+    if games.is_dir() and not shard_path(games, unit).exists():
+        played = sorted(int(p.stem.partition("-")[2]) for p in games.glob("unit-*.parquet"))
+        kept = f"units {played[0]}..{played[-1]}" if played else "none"
+        raise UsageError(
+            f"{run_dir} did not keep that game: it is in unit {unit} of its games.parquet, "
+            f"which holds {kept} (a run stopped early or interrupted plays fewer)"
+        )
+
+
 def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGame:
     """Look up game ``game`` of the results folder ``run_dir`` (lineup ``arm`` of a run with
     several), from its manifest."""
@@ -93,6 +110,9 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     deal, rotation = divmod(game, rotations)
     if not 0 <= deal < deals:
         raise UsageError(f"--game must be 0..{deals * rotations - 1} for this run")
+    _check_played(
+        Path(run_dir), manifest, deal // max(1, manifest.get("batch_size", 1) // rotations)
+    )
     lineup = tuple(arms[label]["bots"])
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game

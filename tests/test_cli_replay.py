@@ -154,3 +154,18 @@ def test_rules_options_are_refused_where_the_rules_come_from_elsewhere(extra, ca
     assert status == 2 and "scenario files carry their own rules" in err
     status, _, err = run(capsys, "replay", "--run", str(tmp_path), "--game", "0", *extra)
     assert status == 2 and "the run's own rules" in err
+
+
+def test_replay_run_refuses_games_the_run_did_not_keep(capsys, tmp_path):
+    """An SPRT that stopped after its first look kept one unit: game 100,000 was never played,
+    yet it was replayed (found by QA); a tuning keeps no games at all."""
+    stopped, tuned = str(tmp_path / "c"), str(tmp_path / "t")
+    compare = ["compare", "hard", "easy", "--elo0", "0", "--elo1", "20", "--max-games", "200000"]
+    assert run(capsys, *compare, "--out", stopped, "--quiet")[0] == 0
+    assert run(capsys, "replay", "--run", stopped, "--arm", "new", "--game", "100")[0] == 0
+    status, _, err = run(capsys, "replay", "--run", stopped, "--arm", "new", "--game", "100000")
+    assert status == 2 and "did not keep that game: it is in unit 24" in err, err
+    tune = ["tune", "--bot", "easy", "--param", "buy=0:1", "--trials", "1"]
+    assert run(capsys, *tune, "--games-per-trial", "40", "--out", tuned, "--quiet")[0] == 0
+    status, _, err = run(capsys, "replay", "--run", tuned, "--game", "1")
+    assert status == 2 and "keeps no games" in err, err
