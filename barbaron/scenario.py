@@ -265,7 +265,7 @@ def play_scenario(scenario: Scenario) -> tuple[Outcome, list[Event]]:
         outcome = game.play()
     except ChanceExhausted as e:
         raise ScenarioError(f"{scenario.path}: {e} (ran out in round {game.round})") from None
-    except DecisionMismatch as e:
+    except IllegalDecision as e:  # a recorded answer the game did not ask, or an illegal one
         raise ScenarioError(f"{scenario.path}: {e}") from None
     return outcome, game.events
 
@@ -295,7 +295,7 @@ def play_scenarios_batch(scenarios: Sequence[Scenario]) -> list[dict]:
             )
         except ScriptExhausted as e:
             raise ScenarioError(f"{group[e.row].path}: {e}") from None
-        except DecisionMismatch as e:
+        except IllegalDecision as e:  # recorded decisions: a scenario that plays alone
             raise ScenarioError(f"{group[0].path}: {e}") from None
         st = out.state
         for row, i in enumerate(members):

@@ -168,3 +168,15 @@ def test_a_closed_output_ends_the_duel_as_a_broken_pipe_not_a_failed_seat():
     for lines in (5, 40, 120):  # during a bot's turn or the player's question
         with pytest.raises(BrokenPipeError):
             play_duel(["easy"], seat=0, seed=2, stdin=io.StringIO(""), stdout=_ClosingPipe(lines))
+
+
+def test_an_illegal_recorded_decision_names_the_file(tmp_path, capsys):
+    result = play_duel(["easy"], seat=0, seed=3, stdin=io.StringIO(""), stdout=io.StringIO())
+    scenario = result.scenario()
+    upgrade = next(d for d in scenario["decisions"] if d[1] == "upgrade")
+    upgrade[2] = 11  # a bar the seat does not own
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(scenario))
+    for extra in ([], ["--check"]):
+        status, _, err = run(capsys, "replay", str(path), *extra)
+        assert status == 2 and err.startswith(f"error: {path}: ") and "bar 11" in err, err
