@@ -132,6 +132,13 @@ def test_missing_file_and_usage_errors(capsys, tmp_path):
     assert status == 2 and len(err.splitlines()) == 1 and "give scenario FILEs" in err
     status, _, err = run(capsys, "replay", "--log", "--check", str(CASE))
     assert status == 2 and "not allowed with argument" in err
+    for extra, message in (
+        (["--check", "--rollouts", "-7"], "--rollouts goes with --html"),  # it was ignored
+        (["--arm", "new"], "--arm goes with --run"),
+        (["--force"], "--force goes with --html"),
+    ):
+        status, _, err = run(capsys, "replay", str(CASE), *extra)
+        assert status == 2 and message in err and len(err.splitlines()) == 1, err
 
 
 def test_console_script_help_and_errors_without_traceback(tmp_path):

@@ -12,6 +12,7 @@ from barbaron.commands._shared import Once, add_rules_options, rules_options
 from barbaron.config import MAX_INDEX, MAX_ROLLOUTS
 from barbaron.errors import UsageError
 
+ROLLOUTS = 200  # --html's rollouts from each turn start by default
 HELP = "replay scripted scenarios or any game of a run, with its story"
 EPILOG = """examples:
   barbaron replay ../shared/conformance/case-0000.json
@@ -51,10 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     page.add_argument(
         "--rollouts",
         type=int,
-        default=200,
         metavar="K",
         help="with --html: games continued from each turn start, with the game's bots, to "
-        "estimate win probabilities (default 200; 0: none)",
+        f"estimate win probabilities (default {ROLLOUTS}; 0: none)",
     )
     seeded = parser.add_argument_group(
         "one game of a seeded run (instead of FILEs)",
@@ -84,8 +84,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.force and args.html is None:
-        raise UsageError("--force replaces the page --html writes: give it with --html")
+    present = {"--html": args.html is not None, "--run": args.run_dir is not None}
+    for given, option, needs in (
+        (args.force, "--force", "--html"),
+        (args.rollouts is not None, "--rollouts", "--html"),
+        (args.arm is not None, "--arm", "--run"),
+    ):
+        if given and not present[needs]:
+            raise UsageError(f"{option} goes with {needs}: give it with {needs}, or leave it out")
+    if args.rollouts is None:
+        args.rollouts = ROLLOUTS
     if args.html is not None:
         from barbaron.duel import check_writable
 
