@@ -1030,3 +1030,30 @@ def test_a_dead_helpers_exit_code_is_read_even_while_the_pool_reaps_it():
     finally:
         for fd in (ended_read, running_read, running_write):
             os.close(fd)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--bots", "easy", "hard", "--games", "40"],
+        ["compare", "hard", "easy", "--max-games", "40"],
+        ["compare", "hard", "easy", "--elo0", "0", "--elo1", "20", "--max-games", "8192"],
+        ["seats", "--bots", "easy", "hard", "--bonus", "0,100", "--games", "40"],
+        ["seats", "--bots", "easy", "hard", "--solve", "--search-games", "400", "--games", "40",
+         "--iterations", "2"],
+        ["sweep", "--bot", "normal", "--param", "takeover_cushion=none,0", "--games", "40"],
+        ["tournament", "--bots", "easy", "normal", "hard", "--players", "2", "--games", "120"],
+        ["tune", "--bot", "easy", "--param", "buy=0:1", "--trials", "2",
+         "--games-per-trial", "40"],
+    ],
+)  # fmt: skip
+def test_report_prints_the_tables_the_command_printed(argv, tmp_path, capsys):
+    import importlib
+
+    out = tmp_path / "r"
+    status, printed, err = run(capsys, *argv, "--out", out, "--quiet")
+    assert status == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    tables = importlib.import_module(f"barbaron.commands.{argv[0]}").tables(summary)
+    status, reported, err = run(capsys, "report", out)
+    assert status == 0 and tables in printed and tables in reported, (tables, reported)

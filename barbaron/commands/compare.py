@@ -18,6 +18,7 @@ from barbaron.commands._shared import (
     run_options,
 )
 from barbaron.config import SPRT_LOOK
+from barbaron.params import read_number
 
 HELP = "is NEW stronger than BASE? paired games, interval, SPRT"
 EPILOG = """examples:
@@ -55,6 +56,45 @@ def few_differ(differing: int) -> str:
     return f" (only {differing} deals came out differently; it needs {MIN_DIFFERING_DEALS})"
 
 
+def tables(summary: dict) -> str:
+    """Each side's win share, the paired difference and the verdict (or the SPRT's)."""
+    lines = []
+    for label, spec, own in zip(
+        ("NEW ", "BASE"), (summary["new"], summary["base"]), summary["own"], strict=True
+    ):
+        lines.append(
+            f"{label} {spec}: win share {read_number(own['win_share']):.4f}, "
+            f"95% interval {interval(own['win_share_ci'])}"
+        )
+    diff = summary["difference"]
+    lines.append(
+        f"difference NEW - BASE: {read_number(diff['win_share']):+.4f}, 95% interval "
+        f"{interval(diff['win_share_ci'])} (paired over {diff['deals']:,} deals, field: "
+        f"{', '.join(summary['field'])})"
+    )
+    sprt = summary.get("sprt")
+    if sprt is not None:
+        verdict = {
+            "H1": f"NEW is stronger (accepts elo1 = {sprt['elo1']})",
+            "H0": f"NEW is not stronger by elo1 (accepts elo0 = {sprt['elo0']})",
+            None: "no decision within --max-games" + few_differ(diff["differing_deals"]),
+        }[sprt["decision"]]
+        lower, upper = map(read_number, sprt["bounds"])
+        llr = read_number(sprt["llr"])
+        lines.append(f"SPRT: LLR {llr:+.3f}, bounds {lower:+.3f} / {upper:+.3f}: {verdict}")
+    else:
+        low, high = map(read_number, diff["win_share_ci"])
+        verdict = (
+            "NEW is stronger"
+            if low > 0
+            else "BASE is stronger"
+            if high < 0
+            else "no significant difference"
+        )
+        lines.append(f"verdict at 95%: {verdict}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
@@ -68,39 +108,7 @@ def run(args: argparse.Namespace) -> int:
         elo1=args.elo1,
         **run_options(args),
     )
-    summary = result.summary
-    for label, spec, own in zip(
-        ("NEW ", "BASE"), (args.new, args.base), summary["own"], strict=True
-    ):
-        print(
-            f"{label} {spec}: win share {own['win_share']:.4f}, "
-            f"95% interval {interval(own['win_share_ci'])}"
-        )
-    diff = result.difference
-    print(
-        f"difference NEW - BASE: {diff['win_share']:+.4f}, 95% interval "
-        f"{interval(diff['win_share_ci'])} (paired over {diff['deals']:,} deals, field: "
-        f"{', '.join(summary['field'])})"
-    )
-    sprt = result.sprt
-    if sprt is not None:
-        verdict = {
-            "H1": f"NEW is stronger (accepts elo1 = {sprt['elo1']})",
-            "H0": f"NEW is not stronger by elo1 (accepts elo0 = {sprt['elo0']})",
-            None: "no decision within --max-games" + few_differ(diff["differing_deals"]),
-        }[sprt["decision"]]
-        lower, upper = sprt["bounds"]
-        print(f"SPRT: LLR {sprt['llr']:+.3f}, bounds {lower:+.3f} / {upper:+.3f}: {verdict}")
-    else:
-        low, high = diff["win_share_ci"]
-        verdict = (
-            "NEW is stronger"
-            if low > 0
-            else "BASE is stronger"
-            if high < 0
-            else "no significant difference"
-        )
-        print(f"verdict at 95%: {verdict}")
+    print(tables(result.summary))
     print_done(result)
     return 0
 

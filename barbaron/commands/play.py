@@ -42,13 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_options(parser)
 
 
+def tables(summary: dict) -> str:
+    """The bots' and the seats' tables (what the command prints, and report again)."""
+    return f"{bot_table(summary)}\n\n{seat_table(summary)}"
+
+
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
     result = api.play(args.bots, games=args.games, **run_options(args))
-    print(bot_table(result.summary))
-    print()
-    print(seat_table(result.summary))
+    print(tables(result.summary))
     print_done(result)
     return 0
 

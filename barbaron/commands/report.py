@@ -1,6 +1,6 @@
-"""Draw the plots of a finished results folder into it: win shares per bot, seat win shares and
-worth distributions (play), the seat-bonus curve (seats), the sweep curve (sweep), the SPRT trace
-(compare)."""
+"""Draw the plots of a finished results folder into it (win shares per bot, seat win shares and
+worth distributions of play, the seat-bonus curve, the sweep curve, the SPRT trace, ...) and
+print the tables its command printed, from its summary.json."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 
 from barbaron.commands import COMMANDS
-from barbaron.commands._shared import bot_table, seat_table
 from barbaron.errors import UsageError
 
-HELP = "(re)draw the PNG plots of a results folder"
+HELP = "(re)draw the PNG plots of a results folder and print its tables"
 UNEXPECTED_CONTENT = (  # what a summary.json barbaron did not write makes the plots raise
     KeyError,
     TypeError,
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     parquet = folder / "games.parquet"
     try:
         figures = module.figures(summary, [parquet] if parquet.exists() else [])
-        tables = [bot_table(summary), seat_table(summary)] if command == "play" else []
+        tables = [module.tables(summary)] if hasattr(module, "tables") else []
         games = f"{summary['games']:,} games"
         if command in PER_POINT and "points" in summary:  # summary["games"] is each point's
             points = len(summary["points"])

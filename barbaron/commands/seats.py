@@ -21,6 +21,7 @@ from barbaron.commands._shared import (
 )
 from barbaron.config import DEFAULT_GAMES, SOLVE_GAMES
 from barbaron.errors import UsageError
+from barbaron.params import read_number
 
 HELP = "fairness study: seat win shares against the seat bonus"
 EPILOG = """examples:
@@ -99,28 +100,64 @@ def run(args: argparse.Namespace) -> int:
         **run_options(args),
     )
     _note_identical_seats(args)
-    points, even = result.summary["points"], result.even
+    print(tables(result.summary))
+    print_done(result)
+    return 0
+
+
+def tables(summary: dict) -> str:
+    """The seats' win share per bonus and the even bonus; with --solve, the search's
+    iterations, the solution and its confirmation."""
+    if "confirmation" in summary:
+        return _solve_tables(summary)
+    points, even = summary["points"], summary["even"]
     players = len(points[0]["seats"])
     header = " ".join(f"{'seat ' + str(s):>22}" for s in range(players))
-    print(f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}")
+    lines = [f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}"]
     for p in points:
         cells = " ".join(
-            plus_minus(s["win_share"], s["win_share_ci"]).rjust(22) for s in p["seats"]
+            plus_minus(read_number(s["win_share"]), s["win_share_ci"]).rjust(22) for s in p["seats"]
         )
-        print(
-            f"{p['seat_bonus']:>6} {cells} {p['seat_balance']['p_value']:>10.3g} "
-            f"{p['slope']:>+9.5f}"
+        lines.append(
+            f"{p['seat_bonus']:>6} {cells} {read_number(p['seat_balance']['p_value']):>10.3g} "
+            f"{read_number(p['slope']):>+9.5f}"
         )
-    if math.isnan(even["bonus"]):
-        print(
+    if math.isnan(read_number(even["bonus"])):
+        lines.append(
             "seats come out even: not within the bonuses played (the slope never changes "
             "sign); widen --bonus"
         )
     else:
         interval = _even_interval(even, points)
-        print(f"seats come out even at a bonus of {even['bonus']:.1f} coins ({interval})")
-    print_done(result)
-    return 0
+        lines.append(f"seats come out even at a bonus of {even['bonus']:.1f} coins ({interval})")
+    return "\n".join(lines)
+
+
+def _solve_tables(s: dict) -> str:
+    search, c = s["search"], s["confirmation"]
+    players = len(s["seat_coins"])
+    lines = [
+        f"search: {s['method']}",
+        f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}",
+    ]
+    header = f"{'iteration':>9} {'games':>10} {'start coins':>{6 * players}}"
+    lines.append(f"{header} {'largest deviation':>18}")
+    for it in s["iterations"]:
+        coins = "".join(f"{x:>6}" for x in it["seat_coins"])
+        lines.append(
+            f"{it['iteration']:>9} {it['games']:>10,} {coins} "
+            f"{read_number(it['largest_deviation_pp']):>11.2f} points"
+        )
+    state = "converged" if s["converged"] else "NOT converged (closest to fair of those played)"
+    coins = ", ".join(map(str, s["seat_coins"]))
+    lines.append(f"solution: {coins}, from iteration {s['solution_iteration']} ({state})")
+    lines.append(f"\nconfirmation on fresh deals (seed {c['seed']}, {c['games']:,} games):")
+    lines.append(seat_table(c))
+    lines.append(
+        f"largest seat deviation from 1/{players}: "
+        f"{read_number(c['largest_deviation_pp']):.3f} percentage points"
+    )
+    return "\n".join(lines)
 
 
 def _note_identical_seats(args: argparse.Namespace) -> None:
@@ -135,7 +172,7 @@ def _note_identical_seats(args: argparse.Namespace) -> None:
 def _even_interval(even: dict, points: list[dict]) -> str:
     """The even bonus's 95% interval in words; an edge the band does not reach within the
     bonuses played is said to lie beyond them."""
-    low, high = even["ci"]
+    low, high = map(read_number, even["ci"])
     first, last = points[0]["seat_bonus"], points[-1]["seat_bonus"]
     if math.isnan(low) and math.isnan(high):
         return f"95% interval beyond the bonuses played, {first} to {last}: widen --bonus"
@@ -161,28 +198,7 @@ def _solve(args: argparse.Namespace) -> int:
         **run_options(args),
     )
     _note_identical_seats(args)
-    s = result.summary
-    search, c = s["search"], result.confirmation
-    players = len(s["seat_coins"])
-    print(f"search: {s['method']}")
-    print(f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}")
-    header = f"{'iteration':>9} {'games':>10} {'start coins':>{6 * players}}"
-    print(f"{header} {'largest deviation':>18}")
-    for it in s["iterations"]:
-        coins = "".join(f"{x:>6}" for x in it["seat_coins"])
-        print(
-            f"{it['iteration']:>9} {it['games']:>10,} {coins} "
-            f"{it['largest_deviation_pp']:>11.2f} points"
-        )
-    state = "converged" if s["converged"] else "NOT converged (closest to fair of those played)"
-    coins = ", ".join(map(str, s["seat_coins"]))
-    print(f"solution: {coins}, from iteration {s['solution_iteration']} ({state})")
-    print(f"\nconfirmation on fresh deals (seed {c['seed']}, {c['games']:,} games):")
-    print(seat_table(c))
-    print(
-        f"largest seat deviation from 1/{players}: {c['largest_deviation_pp']:.3f} percentage "
-        "points"
-    )
+    print(tables(result.summary))
     print_done(result)
     return 0
 

@@ -17,6 +17,7 @@ from barbaron.commands._shared import (
 )
 from barbaron.config import DEFAULT_GAMES
 from barbaron.errors import UsageError
+from barbaron.params import read_number
 
 HELP = "tune one parameter of a bot against a fixed field"
 EPILOG = """example:
@@ -39,9 +40,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_options(parser)
 
 
+def tables(summary: dict) -> str:
+    """The swept bot's win share per value, and the best."""
+    from barbaron.strategy import format_value
+
+    name = summary["param"]
+    lines = [f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}"]
+    for p in summary["points"]:
+        lines.append(
+            f"{format_value(p['value']):>12} {read_number(p['win_share']):>9.4f} "
+            f"{interval(p['win_share_ci']):>18} {read_number(p['mean_worth']):>10.1f}"
+        )
+    best = summary["best"]
+    tied = "".join(f", tied with {name}={format_value(v)}" for v in best.get("tied", []))
+    lines.append(
+        f"best: {name}={format_value(best['value'])} (win share "
+        f"{read_number(best['win_share']):.4f}{tied}) against {', '.join(summary['field'])}"
+    )
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
-    from barbaron.strategy import format_value
 
     name, eq, values_text = args.param.partition("=")
     if not eq or not name:
@@ -55,19 +75,7 @@ def run(args: argparse.Namespace) -> int:
         games=args.games,
         **run_options(args),
     )
-    summary = result.summary
-    print(f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}")
-    for p in summary["points"]:
-        print(
-            f"{format_value(p['value']):>12} {p['win_share']:>9.4f} "
-            f"{interval(p['win_share_ci']):>18} {p['mean_worth']:>10.1f}"
-        )
-    best = result.best
-    tied = "".join(f", tied with {name}={format_value(v)}" for v in best.get("tied", []))
-    print(
-        f"best: {name}={format_value(best['value'])} (win share {best['win_share']:.4f}{tied}) "
-        f"against {', '.join(summary['field'])}"
-    )
+    print(tables(result.summary))
     print_done(result)
     return 0
 

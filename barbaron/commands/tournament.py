@@ -21,6 +21,7 @@ from barbaron.commands._shared import (
     print_done,
     run_options,
 )
+from barbaron.params import read_number
 
 HELP = "rate every bot of a pool on one Elo-like scale, with intervals"
 EPILOG = """examples:
@@ -58,19 +59,28 @@ def _signed(x: float) -> str:
     return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
+def _rating(row: dict) -> float:
+    """A bot's rating; summary.json holds an infinite one as null: a bot that never won is
+    at -inf, one that always won at +inf."""
+    if row["rating"] is not None:
+        return row["rating"]
+    return -math.inf if row["win_share"] == 0 else math.inf if row["win_share"] == 1 else math.nan
+
+
 def tables(summary: dict) -> str:
     """The ratings table, the head-to-head matrix and the calibration table."""
     ratings = summary["ratings"]
     width = max(12, *(len(r["bot"]) for r in ratings))
     lines = [f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}"]
     for r in ratings:
-        low, high = r["rating_ci"]
+        low, high = map(read_number, r["rating_ci"])
         if r["bot"] == summary["anchor"]:
             ci = "(anchor)"
         else:
-            ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(r["rating_se"]) else "-"
+            finite = math.isfinite(read_number(r["rating_se"]))
+            ci = f"[{_signed(low)}, {_signed(high)}]" if finite else "-"
         lines.append(
-            f"{r['bot']:<{width}} {_signed(r['rating']):>8} {ci:>18} {r['games']:>12,} "
+            f"{r['bot']:<{width}} {_signed(_rating(r)):>8} {ci:>18} {r['games']:>12,} "
             f"{r['win_share']:>9.4f}"
         )
     if summary.get("anchor_note"):
@@ -99,11 +109,14 @@ def tables(summary: dict) -> str:
         by_lineup.setdefault(c["lineup"], []).append(c)
     label = max(len(k) for k in by_lineup)
     for lineup, rows in by_lineup.items():
-        text = "  ".join(f"{c['observed']:.4f} ({c['predicted']:.4f})" for c in rows)
+        text = "  ".join(
+            f"{read_number(c['observed']):.4f} ({read_number(c['predicted']):.4f})" for c in rows
+        )
         lines.append(f"{lineup:<{label}}  {text}")
     lines.append(
-        f"mean absolute error {summary['calibration_mae']:.4f}, largest "
-        f"{summary['calibration_max']:.4f}, over {len(summary['calibration'])} win shares"
+        f"mean absolute error {read_number(summary['calibration_mae']):.4f}, largest "
+        f"{read_number(summary['calibration_max']):.4f}, over {len(summary['calibration'])} "
+        "win shares"
     )
     return "\n".join(lines)
 

@@ -20,6 +20,7 @@ from barbaron.commands._shared import (
     run_options,
 )
 from barbaron.config import TRIAL_GAMES
+from barbaron.params import read_number
 
 HELP = "tune a bot's parameters (optuna): strongest, or a target win share"
 EPILOG = """examples:
@@ -68,6 +69,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_options(parser)
 
 
+def tables(s: dict) -> str:
+    """Every trial, the best, and its confirmation on fresh deals."""
+    names = [p["name"] for p in s["params"]]
+    width = max(10, *(len(n) for n in names))
+    head = " ".join(f"{n:>{width}}" for n in names)
+    lines = [f"{'trial':>5} {head} {'win share':>9} {'95% interval':>18}"]
+    for r in s["trials"]:
+        values = " ".join(f"{r['values'][n]:>{width}}" for n in names)
+        share = read_number(r["win_share"])
+        lines.append(f"{r['trial']:>5} {values} {share:>9.4f} {interval(r['win_share_ci']):>18}")
+    c = s["confirmation"]
+    goal = "highest win share" if s["target"] is None else f"win share closest to {s['target']}"
+    lines.append(f"\nbest ({goal}): trial {s['best']['trial']} of {len(s['trials'])}")
+    lines.append(f"best: {s['best_spec']}")
+    for key, where, advice in (
+        ("at_bounds", "the edge of its range", ": the optimum may lie beyond it; widen the range"),
+        ("at_limits", "the limit of what the bot takes", ""),
+    ):
+        if edge := s["best"].get(key):
+            values = ", ".join(f"{n}={s['best']['values'][n]}" for n in edge)
+            lines.append(f"note: the best lies at {where} ({values}){advice}")
+    bias = "biased upward" if s["target"] is None else "closer to the target than it is"
+    lines.append(
+        f"tuning share {read_number(s['tuning_share']):.4f} on the tuning deals (seed "
+        f"{s['seed']}; {bias}: the best of {len(s['trials'])} trials on the same deals)"
+    )
+    lines.append(
+        f"confirmed share {read_number(s['confirmed_share']):.4f}, 95% interval "
+        f"{interval(s['confirmed_ci'])} on fresh deals (seed {c['seed']}, {c['games']:,} "
+        f"games) against {', '.join(s['field'])}"
+    )
+    diff = c["difference"]
+    change = f"{read_number(diff['win_share']):+.4f}, 95% interval {interval(diff['win_share_ci'])}"
+    if "base" in c:
+        lines.append(
+            f"as given, {c['base']['bot']}: {read_number(c['base']['win_share']):.4f} on the same "
+            f"deals; difference {change} (paired over {diff['deals']:,} deals)"
+        )
+    else:
+        lines.append(f"confirmed - target: {change}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
@@ -84,50 +128,7 @@ def run(args: argparse.Namespace) -> int:
         sampler=args.sampler,
         **run_options(args),
     )
-    s = result.summary
-    names = [p["name"] for p in s["params"]]
-    width = max(10, *(len(n) for n in names))
-    print(
-        f"{'trial':>5} "
-        + " ".join(f"{n:>{width}}" for n in names)
-        + f" {'win share':>9} {'95% interval':>18}"
-    )
-    for r in s["trials"]:
-        values = " ".join(f"{r['values'][n]:>{width}}" for n in names)
-        print(f"{r['trial']:>5} {values} {r['win_share']:>9.4f} {interval(r['win_share_ci']):>18}")
-    c = s["confirmation"]
-    goal = "highest win share" if s["target"] is None else f"win share closest to {s['target']}"
-    print(f"\nbest ({goal}): trial {s['best']['trial']} of {len(s['trials'])}")
-    print(f"best: {s['best_spec']}")
-    for key, where, advice in (
-        ("at_bounds", "the edge of its range", ": the optimum may lie beyond it; widen the range"),
-        ("at_limits", "the limit of what the bot takes", ""),
-    ):
-        if names := s["best"].get(key):
-            values = ", ".join(f"{n}={s['best']['values'][n]}" for n in names)
-            print(f"note: the best lies at {where} ({values}){advice}")
-    bias = "biased upward" if s["target"] is None else "closer to the target than it is"
-    print(
-        f"tuning share {s['tuning_share']:.4f} on the tuning deals (seed {s['seed']}; {bias}: "
-        f"the best of {len(s['trials'])} trials on the same deals)"
-    )
-    print(
-        f"confirmed share {s['confirmed_share']:.4f}, 95% interval {interval(s['confirmed_ci'])} "
-        f"on fresh deals (seed {c['seed']}, {c['games']:,} games) against "
-        f"{', '.join(s['field'])}"
-    )
-    diff = c["difference"]
-    if "base" in c:
-        print(
-            f"as given, {c['base']['bot']}: {c['base']['win_share']:.4f} on the same deals; "
-            f"difference {diff['win_share']:+.4f}, 95% interval {interval(diff['win_share_ci'])} "
-            f"(paired over {diff['deals']:,} deals)"
-        )
-    else:
-        print(
-            f"confirmed - target: {diff['win_share']:+.4f}, 95% interval "
-            f"{interval(diff['win_share_ci'])}"
-        )
+    print(tables(result.summary))
     print_done(result)
     return 0
 
