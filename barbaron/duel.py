@@ -451,6 +451,8 @@ def check_writable(path: str, option: str, force: bool = False) -> None:
 
     from barbaron.errors import UsageError
 
+    if not str(path).strip():
+        raise UsageError(f"{option} needs a file name")
     p = Path(path)
     folder = p.parent if str(p.parent) else Path(".")
     if p.is_dir():

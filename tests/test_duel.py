@@ -106,6 +106,7 @@ def test_recorded_decisions_must_match_the_game(tmp_path):
         (["--timer", "inf"], "at most 3,600"),  # it failed at the first question
         (["--save", "/nonexistent-folder/x.json"], "does not exist"),
         (["--save", "/"], "is a folder"),
+        (["--save", ""], "--save needs a file name"),
         (["--save", __file__], "exists; add --force to replace it"),
         (["--force"], "give it with --save"),
         (["--seed", "-1"], "--seed"),
