@@ -110,9 +110,9 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     deal, rotation = divmod(game, rotations)
     if not 0 <= deal < deals:
         raise UsageError(f"--game must be 0..{deals * rotations - 1} for this run")
-    _check_played(
-        Path(run_dir), manifest, deal // max(1, manifest.get("batch_size", 1) // rotations)
-    )
+    batch = manifest.get("batch_size")
+    if isinstance(batch, int) and batch >= 1:  # (a damaged manifest: the shards decide nothing)
+        _check_played(Path(run_dir), manifest, deal // max(1, batch // rotations))
     lineup = tuple(arms[label]["bots"])
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from barbaron import api
+from barbaron.errors import UsageError
 from barbaron.params import read_number
 from barbaron.registry import make_bot
 from barbaron.results import write_json
@@ -140,6 +141,42 @@ def play(bots: list[str], games: int, args: argparse.Namespace, name: str) -> di
         games=games,
         seed=args.seed,
     )
+
+
+def fewest_games(pool: list[str], gauntlet: str | None = None) -> int:
+    """The fewest games :func:`rate` can play: one deal of every lineup in every rotation."""
+    bots = pool if gauntlet in (None, *pool) else [*pool, gauntlet]
+    where = None if gauntlet is None else bots.index(gauntlet)
+    return len(tournament_design(len(bots), PLAYERS, where)) * PLAYERS
+
+
+def check_game_counts(args: argparse.Namespace) -> None:
+    """Refuse game counts a stage cannot play before any stage runs (they failed hours in)."""
+    needs = [
+        ("--games", args.games, PLAYERS, "one deal of the 1-vs-3 tables in every rotation"),
+        ("--ladder-games", args.ladder_games, fewest_games(ladder_pool()), "the ladder"),
+        (
+            "--grid-games",
+            args.grid_games,
+            max(
+                fewest_games([ANCHOR, *[spec for *_, spec in GRID[g::GROUPS]]], ANCHOR)
+                for g in range(GROUPS)
+            ),
+            "each policy gauntlet",
+        ),
+    ]
+    if args.mc != "none":
+        needs.append(
+            ("--mc-games", args.mc_games, fewest_games(ladder_pool(), args.mc), "mc's gauntlet")
+        )
+    for option, games, least, what in needs:
+        if games < least:
+            raise UsageError(f"{option} {games:,} is too few: {what} needs at least {least:,}")
+    if args.sweep_games % PLAYERS:
+        raise UsageError(
+            f"--sweep-games {args.sweep_games:,} is not a multiple of the sweeps' {PLAYERS} "
+            "rotations"
+        )
 
 
 def rate(pool: list[str], games: int, args: argparse.Namespace, name: str, **design) -> dict:
@@ -716,6 +753,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.mc != "none":
         api.build_bots([args.mc])  # a bad spec is refused before the hours of play
+    check_game_counts(args)
     defaults = {k: parser.get_default(k) for k in vars(args)}
     args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()

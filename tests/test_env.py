@@ -61,7 +61,11 @@ def test_a_reset_out_of_the_streams_range_is_a_value_error():
 
 
 def test_the_table_envs_action_space_samples_legal_actions():
-    env = TableEnv(rules=Rules(players=3))
+    import copy
+    import pickle
+
+    pickle.loads(pickle.dumps(TableEnv()))  # a lambda in its spaces could not be pickled
+    env = copy.deepcopy(TableEnv(rules=Rules(players=3)))  # a copy's spaces ask the copy
     for game in range(10):  # a plain Discrete(14) drew illegal upgrades within two steps
         env.reset(seed=1, options={"game": game})
         for agent in env.agent_iter():

@@ -635,6 +635,10 @@ def test_report_of_a_summary_it_did_not_write_is_one_line(tmp_path, capsys):
     shard.write_bytes(shard.read_bytes()[:100])  # a damaged shard is named, not the summary
     status, _, err = run(capsys, "report", out)
     assert status == 2 and one_line(err) and f"{shard} is not a readable part" in err, err
+    for part in (out / "games.parquet").iterdir():
+        part.unlink()
+    status, _, err = run(capsys, "report", out)
+    assert status == 2 and one_line(err) and "holds no games" in err, err
     shutil.rmtree(out / "games.parquet")
     for damaged in ({"games": 3, "bots": 7}, summary | {"seats": []}):  # the second: 1 / 0
         (out / "summary.json").write_text(json.dumps(damaged))

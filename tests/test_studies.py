@@ -191,6 +191,23 @@ def test_the_policy_training_refuses_numbers_it_cannot_train_with(bad, capsys):
         train_policy.main(bad)
 
 
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (["--sweep-games", "10"], "not a multiple of the sweeps' 4 rotations"),
+        (["--grid-games", "200"], "each policy gauntlet needs at least 352"),
+        (["--games", "2"], "--games 2 is too few"),
+    ],
+)
+def test_the_ladder_refuses_game_counts_a_stage_cannot_play_before_playing(bad, message, tmp_path):
+    from barbaron.errors import UsageError
+    from experiments import homie_ladder
+
+    with pytest.raises(UsageError, match=message):  # they failed hours into the study
+        homie_ladder.main([*bad, "--out", str(tmp_path / "l")])
+    assert not (tmp_path / "l").exists()
+
+
 def test_the_ladder_refuses_a_bad_mc_spec_before_playing(tmp_path):
     from barbaron.errors import UsageError
     from experiments import homie_ladder

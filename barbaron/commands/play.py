@@ -66,7 +66,7 @@ def worth_by_bot(parquet_files: list[Path], limit: int = 500_000) -> dict:
     for path in files:
         try:
             tables.append(pq.ParquetFile(path).read(columns=["bot", "worth"]))
-        except (OSError, pa.ArrowException) as e:  # a damaged shard: name it, not the summary
+        except (OSError, KeyError, pa.ArrowException) as e:  # damaged: name it, not the summary
             raise UsageError(
                 f"{path} is not a readable part of games.parquet ({e}); rerun the command "
                 "(with --force) to write it again"
@@ -74,6 +74,11 @@ def worth_by_bot(parquet_files: list[Path], limit: int = 500_000) -> dict:
         rows += tables[-1].num_rows
         if rows >= limit:
             break
+    if not tables:
+        raise UsageError(
+            f"{', '.join(map(str, parquet_files))} holds no games; rerun the command (with "
+            "--force) to write them again"
+        )
     table = pa.concat_tables(tables).slice(0, limit).unify_dictionaries().combine_chunks()
     bots = table.column("bot").chunk(0)  # one dictionary array: bot names and their indices
     index, worth = _values(bots.indices), _values(table.column("worth").chunk(0))

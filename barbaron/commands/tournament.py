@@ -71,7 +71,11 @@ def tables(summary: dict) -> str:
     """The ratings table, the head-to-head matrix and the calibration table."""
     ratings = summary["ratings"]
     width = max(12, *(len(r["bot"]) for r in ratings))
-    lines = [f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}"]
+    lines = [
+        f"{len(summary['design']['lineups'])} lineups ({summary['design']['kind']}), "
+        f"{summary['games_per_lineup']:,} games each",
+        f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}",
+    ]
     for r in ratings:
         low, high = map(read_number, r["rating_ci"])
         if r["bot"] == summary["anchor"]:
@@ -133,10 +137,6 @@ def run(args: argparse.Namespace) -> int:
         **run_options(args),
     )
     summary = result.summary
-    print(
-        f"{len(summary['design']['lineups'])} lineups ({summary['design']['kind']}), "
-        f"{summary['games_per_lineup']:,} games each"
-    )
     if summary["games"] != args.games:
         print(
             f"(--games {args.games:,} rounded down to {summary['games']:,}: the same whole deals "

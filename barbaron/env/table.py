@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -37,7 +38,7 @@ class TableEnv(AECEnv):
         self._space = observation_space(self.rules)
         self.observation_spaces = {a: self._space for a in self.possible_agents}
         self.action_spaces = {  # sample() draws a legal action for the agent, as SeatEnv's
-            a: LegalDiscrete(core.N_ACTIONS, lambda seat=s: self._legal(seat))
+            a: LegalDiscrete(core.N_ACTIONS, functools.partial(self._legal, s))
             for s, a in enumerate(self.possible_agents)
         }
         self._run_seed: int | None = None
