@@ -385,8 +385,9 @@ def bonuses_of(bonus: object) -> list:
             )
         if not 1 <= len(bonus) <= MAX_POINTS:
             raise UsageError(f"give 1 to {MAX_POINTS} seat bonuses, got {len(bonus)}")
-        bonuses = [whole(checked(b, "bonus", "number")) for b in bonus]
-        bonuses = distinct([int(b) if float(b).is_integer() else b for b in bonuses], "--bonus")
+        bonuses = [whole(checked(b, "bonus", "number")) for b in bonus]  # 50.0 is 50
+        bonuses = [int(b) if isinstance(b, float) and b.is_integer() else b for b in bonuses]
+        bonuses = distinct(bonuses, "--bonus")
     for b in bonuses:
         if not (b >= 0 and b % 5 == 0):  # R9 (and no NaN)
             raise UsageError(

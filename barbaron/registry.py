@@ -367,9 +367,9 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 def with_param(spec: str, key: str, value: object) -> str:
     """``spec`` with one more parameter (or a new value for it)."""
-    bot, params = split_spec(spec)
     from barbaron.strategy import format_value
 
+    bot, params = split_spec(spec)
     kept = [p for p in params.split(",") if p and p.partition("=")[0].strip() != key]
     return f"{bot}:{','.join([*kept, f'{key}={format_value(value)}'])}"
 
