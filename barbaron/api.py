@@ -203,7 +203,10 @@ def compare(
     field = field_of(field, players)
     build_bots([new, base, *field])
     rules = execution.rules(len(field) + 1)
-    arms = [Arm("new", (new, *field), rules), Arm("base", (base, *field), rules)]
+    arms = [
+        Arm("new", (new, *field), rules, studied=True),
+        Arm("base", (base, *field), rules, studied=True),
+    ]
     sprt = None
     if elo0 is not None or elo1 is not None:
         try:
@@ -261,7 +264,6 @@ def compare(
         est = score()
         diff = Estimate(2 * est.mean - 1, 2 * est.se, est.deals)  # new minus base win share
         arms_summary = [t.summary() for t in run.totals]
-        own = [t.position_estimate(0) for t in run.totals]  # each arm's own seat
         summary = {
             "games": arms_summary[0]["games"],
             "new": new,
@@ -271,7 +273,10 @@ def compare(
             "bots": arms_summary[0]["bots"],
             "seats": arms_summary[0]["seats"],
             "arms": arms_summary,
-            "own": [{"win_share": e.mean, "win_share_ci": e.share_ci} for e in own],
+            "own": [  # each arm's studied bot, its own seat
+                {k: arm["bots"][0][k] for k in ("win_share", "win_share_ci")}
+                for arm in arms_summary
+            ],
             "difference": {
                 "win_share": diff.mean,
                 "win_share_ci": list(diff.ci),
@@ -439,28 +444,21 @@ def sweep(
     build_bots(specs + field)
     rules = execution.rules(len(field) + 1)
     arms = [
-        Arm(f"{param}={format_value(v)}", (spec, *field), rules)
+        Arm(f"{param}={format_value(v)}", (spec, *field), rules, studied=True)
         for v, spec in zip(values, specs, strict=True)
     ]
     with Run.open("sweep", execution, arms, games) as run:
         run.play()
         points = []
+        columns = ("bot", "win_share", "win_share_ci", "mean_worth")
         for v, spec, total in zip(values, specs, run.totals, strict=True):
-            est = total.position_estimate(0)
             arm = total.summary()
+            studied = arm["bots"][0]  # its own seat, apart from copies of its spec in the field
             points.append(
-                {
-                    "value": v,
-                    "bot": spec,
-                    "win_share": est.mean,
-                    "win_share_ci": est.share_ci,
-                    "mean_worth": arm["bots"][0]["mean_worth"],
-                    "arm": arm,
-                }
+                {"value": v, "bot": spec, **{k: studied[k] for k in columns[1:]}, "arm": arm}
             )
         best = max(points, key=lambda p: p["win_share"])
         tied = [p["value"] for p in points if p is not best and p["win_share"] == best["win_share"]]
-        columns = ("bot", "win_share", "win_share_ci", "mean_worth")
         summary = {
             "games": run.job.games,
             "bot": bot,

@@ -55,6 +55,7 @@ class Arm:
     label: str
     bots: tuple[str, ...]  # one bot spec per seat, in seat order of rotation 0
     rules: Rules
+    studied: bool = False  # lineup position 0 is the bot under study (compare, sweep, tune)
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
@@ -67,6 +68,22 @@ class Arm:
     def distinct_bots(self) -> tuple[str, ...]:
         """The different bot specs of the lineup, in order of first seat."""
         return tuple(dict.fromkeys(self.bots))
+
+    @property
+    def groups(self) -> tuple[tuple[str, tuple[int, ...], str | None], ...]:
+        """The rows of the per-bot table: (spec, lineup positions, role). Each spec pools its
+        positions; a studied bot is its own row (role "studied"), apart from any copies of its
+        spec in the field (role "field"), whose figures are not its own."""
+        if not self.studied:
+            return tuple(
+                (spec, tuple(p for p, b in enumerate(self.bots) if b == spec), None)
+                for spec in self.distinct_bots
+            )
+        field = self.bots[1:]
+        return ((self.bots[0], (0,), "studied"),) + tuple(
+            (spec, tuple(p + 1 for p, b in enumerate(field) if b == spec), "field")
+            for spec in dict.fromkeys(field)
+        )
 
 
 @dataclass(frozen=True)
@@ -262,15 +279,17 @@ class Totals:
     def __init__(self, arm: Arm, rotations: int) -> None:
         self.arm, self.rotations = arm, rotations
         players = arm.rules.players
-        specs = arm.distinct_bots
-        # (bots, positions): which lineup positions each distinct spec fills
-        self.member = np.array([[spec == b for b in arm.bots] for spec in specs], dtype=np.int64)
+        groups = arm.groups
+        # (groups, positions): which lineup positions each row of the per-bot table pools
+        self.member = np.array(
+            [[p in positions for p in range(players)] for _, positions, _ in groups], dtype=np.int64
+        )
         self.deals = 0
         zeros = np.zeros  # object arrays of Python ints
         self.position_share = zeros(players, dtype=object)
         self.position_share_sq = zeros(players, dtype=object)
-        self.bot_share = zeros(len(specs), dtype=object)
-        self.bot_share_sq = zeros(len(specs), dtype=object)
+        self.bot_share = zeros(len(groups), dtype=object)
+        self.bot_share_sq = zeros(len(groups), dtype=object)
         self.seat_share = zeros(players, dtype=object)
         self.seat_cross = zeros((players, players), dtype=object)
         self.position_worth = zeros(players, dtype=object)
@@ -323,7 +342,7 @@ class Totals:
         games = self.deals * r
         copies = self.member.sum(axis=1)
         bots = []
-        for b, spec in enumerate(self.arm.distinct_bots):
+        for b, (spec, _, role) in enumerate(self.arm.groups):
             est = estimate(
                 int(self.bot_share[b]),
                 int(self.bot_share_sq[b]),
@@ -335,6 +354,7 @@ class Totals:
             bots.append(
                 {
                     "bot": spec,
+                    **({} if role is None else {"role": role}),
                     "games": games,
                     "seats": int(copies[b]),
                     "win_share": est.mean,

@@ -35,10 +35,12 @@ def _bars_with_intervals(ax, labels, rows, fair: float | None) -> None:
 
 
 def bot_win_shares(arm: dict):
-    """Bar chart: each bot's win share with its interval."""
+    """Bar chart: each row of the per-bot table (a studied bot apart from its field), win share
+    with its interval."""
     fig, ax = _axes(7, 4)
     players = len(arm["seats"])
-    _bars_with_intervals(ax, [b["bot"] for b in arm["bots"]], arm["bots"], 1 / players)
+    labels = [b["bot"] + (f" ({b['role']})" if "role" in b else "") for b in arm["bots"]]
+    _bars_with_intervals(ax, labels, arm["bots"], 1 / players)
     ax.set_title(f"Win share per bot ({arm['games']:,} games)")
     return fig
 

@@ -482,7 +482,7 @@ def tune(
         raise UsageError(f"--confirm-seed must be a whole number, got {confirm_seed!r}")
     if not 0 <= confirm_seed < MAX_INDEX:
         raise UsageError(f"--confirm-seed must be from 0 to 2**63 - 1, got {confirm_seed}")
-    template = execution.job([Arm("trial", (bot, *field), rules)], games_per_trial)
+    template = execution.job([Arm("trial", (bot, *field), rules, studied=True)], games_per_trial)
     confirm = execution.job([Arm("best", (bot, *field), rules)], confirm_games)  # checks it
     settings = {
         "bot": bot,
@@ -508,7 +508,7 @@ def tune(
 
     def objective(values: dict) -> tuple[float, dict]:
         spec = spec_of(bot, values)
-        job = execution.job([Arm("trial", (spec, *field), rules)], games_per_trial)
+        job = execution.job([Arm("trial", (spec, *field), rules, studied=True)], games_per_trial)
         est = play_totals(job, quiet=True)[0].position_estimate(0)
         value = est.mean if target is None else abs(est.mean - target)
         attrs = {"values": values, "spec": spec, "win_share": est.mean}
@@ -548,9 +548,9 @@ def tune(
         wider = {p.name: _takes_beyond(best["spec"], p, best["values"][p.name]) for p in ends}
         best["at_bounds"] = [name for name, beyond in wider.items() if beyond]
         best["at_limits"] = [name for name, beyond in wider.items() if not beyond]
-        arms = [Arm("best", (best["spec"], *field), rules)]
+        arms = [Arm("best", (best["spec"], *field), rules, studied=True)]
         if target is None:
-            arms.append(Arm("base", (bot, *field), rules))
+            arms.append(Arm("base", (bot, *field), rules, studied=True))
         job = dataclasses.replace(confirm, arms=tuple(arms), seed=confirm_seed)
         paired = _Paired() if target is None else None
         totals = play_totals(job, quiet=quiet, on_unit=paired)

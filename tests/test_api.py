@@ -56,6 +56,37 @@ def test_compare_of_a_bot_with_itself_is_exactly_even():
     assert result.summary["own"][0] == result.summary["own"][1]
 
 
+def test_a_studied_bot_is_its_own_row_apart_from_copies_of_its_spec_in_the_field():
+    """compare and sweep study the bot in lineup position 0 (the seat equal to the rotation):
+    its per-bot row is that seat's, not pooled with copies of its spec in the field (QA: the
+    CSV said NEW hard won 0.311, the three Hards together, where NEW's own share was 0.314)."""
+    compared = api.compare(
+        "hard", "easy", field=["normal", "hard", "hard"], max_games=1200, **COMMON
+    )
+    swept = api.sweep("hard", "risk", [0, 1], field=["hard:risk=0", "normal"], games=900, **COMMON)
+    for result, arm in ((compared, "new"), (compared, "base"), (swept, "risk=0")):
+        games = result.games()
+        games = games[games["arm"] == arm]
+        own = games[games["seat"] == games["rotation"]]
+        by_arm = {a["label"]: a for a in result.summary.get("arms") or []}
+        by_arm |= {p["arm"]["label"]: p["arm"] for p in result.summary.get("points", [])}
+        studied, *field = by_arm[arm]["bots"]
+        assert (studied["role"], studied["seats"]) == ("studied", 1)
+        assert studied["win_share"] == pytest.approx(own["win_share"].mean())
+        assert studied["mean_worth"] == pytest.approx(own["worth"].mean())
+        copies = games[(games["seat"] != games["rotation"]) & (games["bot"] == studied["bot"])]
+        rows = [b for b in field if b["bot"] == studied["bot"]]
+        if not copies.empty:
+            assert rows[0]["role"] == "field" and rows[0]["seats"] == len(copies) // len(own)
+            assert rows[0]["mean_worth"] == pytest.approx(copies["worth"].mean())
+    assert (
+        compared.summary["own"][0]["win_share"]
+        == compared.summary["arms"][0]["bots"][0]["win_share"]
+    )
+    point = swept.summary["points"][0]
+    assert point["mean_worth"] == point["arm"]["bots"][0]["mean_worth"]
+
+
 def test_compare_sprt_stops_early_when_the_answer_is_clear():
     result = api.compare("hard", "miser", elo0=0, elo1=10, max_games=200_000, seed=3)
     assert result.sprt["decision"] == "H1" and result.games_total < 2 * 200_000
