@@ -114,8 +114,8 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
         return 0, ""
     if isinstance(e, UsageError) or _is(e, "scenario", "ScenarioError", "registry", "BotSpecError"):
         return 2, str(e)
-    if _is(e, "strategy", "IllegalDecision"):  # a bot broke the strategy contract: bad input
-        return 2, f"illegal decision: {e}"
+    if _is(e, "strategy", "IllegalDecision"):  # it broke the strategy contract as it played
+        return 1, f"illegal decision: {e}"
     if _is(e, "strategy", "StrategyError"):  # it raised while it played: the run failed
         return 1, f"a strategy failed: {e}"
     if isinstance(e, RunFailed):

@@ -27,6 +27,7 @@ numbers, decimals, ``none``, ``true``/``false``, or text.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import math
 import re
@@ -35,6 +36,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # imported where needed: importing this module must stay cheap (numba!)
@@ -101,13 +103,9 @@ _resets = 0  # calls of reset() so far
 _lock = threading.RLock()
 
 
-def _qualified(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
 def _same(a: type, b: type) -> bool:
     """One class, or the same class defined again (its module imported a second time)."""
-    return a is b or _qualified(a) == _qualified(b)
+    return a is b or class_spec(a) == class_spec(b)
 
 
 def register(name: str) -> Callable[[T], T]:
@@ -125,8 +123,8 @@ def register(name: str) -> Callable[[T], T]:
                 other = known.get(name)
                 if other is not None and not _same(other, cls):
                     raise BotSpecError(
-                        f"bot name {name!r} registered twice: by {_qualified(other)} and by "
-                        f"{_qualified(cls)}"
+                        f"bot name {name!r} registered twice: by {class_spec(other)} and by "
+                        f"{class_spec(cls)}"
                     )
             _registered[name] = cls
         cls.registered_name = name
@@ -162,8 +160,8 @@ def _load_entry_point(ep: EntryPoint) -> None:
         other = known.get(ep.name)
         if other is not None and not _same(other, cls):
             _unusable[ep.name] = (
-                f"bot name {ep.name!r} registered twice: by {_qualified(other)} and by "
-                f"{_qualified(cls)} ({where})"
+                f"bot name {ep.name!r} registered twice: by {class_spec(other)} and by "
+                f"{class_spec(cls)} ({where})"
             )
             return
     _plugins[ep.name] = cls
@@ -301,6 +299,16 @@ def _params(spec: str, text: str) -> dict[str, object]:
 
 
 PLUGIN_MODULE = "barbaron_plugin_"  # the start of the module name of a plugin loaded from a file
+_file_sources: dict[str, bytes] = {}  # module name of a file plugin -> digest of the source run
+
+
+def class_spec(cls: type) -> str:
+    """How a message names a bot class: ``FILE.py:Class`` for one loaded from a file (its
+    module's name is internal), ``module:Class`` otherwise."""
+    module = sys.modules.get(cls.__module__)
+    if cls.__module__.startswith(PLUGIN_MODULE) and getattr(module, "__file__", None):
+        return f"{module.__file__}:{cls.__qualname__}"
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _load_class(spec: str, where: str, name: str) -> type:
@@ -309,17 +317,11 @@ def _load_class(spec: str, where: str, name: str) -> type:
         path = Path(where)
         if not path.is_file():
             raise BotSpecError(f"bot {spec!r}: no file {where}")
-        module_name = f"{PLUGIN_MODULE}{abs(hash(str(path.resolve())))}"
+        resolved = str(path.resolve()).encode(errors="surrogateescape")
+        module_name = f"{PLUGIN_MODULE}{hashlib.sha256(resolved).hexdigest()[:16]}"
     try:
         if module_name is not None:
-            from importlib.util import module_from_spec, spec_from_file_location
-
-            loader = spec_from_file_location(module_name, path)
-            if loader is None:  # a file Python does not import
-                raise BotSpecError(f"bot {spec!r}: {where} is not a Python file (.py)")
-            module = module_from_spec(loader)
-            sys.modules[module_name] = module  # dataclasses and pickling look modules up here
-            loader.loader.exec_module(module)
+            module = _file_module(spec, where, module_name)
         else:
             module = importlib.import_module(where)
     except (KeyboardInterrupt, BotSpecError):
@@ -327,6 +329,7 @@ def _load_class(spec: str, where: str, name: str) -> type:
     except BaseException as e:  # the user's module failed to import (even by sys.exit): say so
         if module_name is not None:
             sys.modules.pop(module_name, None)
+            _file_sources.pop(module_name, None)
         raise BotSpecError(f"bot {spec!r}: cannot import {where}: {_one_line(e)}") from None
     cls = getattr(module, name, None)
     if not isinstance(cls, type):
@@ -342,6 +345,26 @@ def _load_class(spec: str, where: str, name: str) -> type:
             f"(strategy classes defined there: {', '.join(classes) or 'none'})"
         )
     return cls
+
+
+def _file_module(spec: str, where: str, module_name: str) -> ModuleType:
+    """The module of a file plugin: run once per process (a worker builds its bots for every
+    unit), and again only when the file has changed since (a notebook's edit)."""
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    digest = hashlib.sha256(Path(where).read_bytes()).digest()
+    module = sys.modules.get(module_name)
+    if module is not None and _file_sources.get(module_name) == digest:
+        return module
+    loader = spec_from_file_location(module_name, where)
+    if loader is None:  # a file Python does not import
+        raise BotSpecError(f"bot {spec!r}: {where} is not a Python file (.py)")
+    module = module_from_spec(loader)
+    sys.modules[module_name] = module  # dataclasses and pickling look modules up here
+    _file_sources.pop(module_name, None)
+    loader.loader.exec_module(module)
+    _file_sources[module_name] = digest
+    return module
 
 
 def _is_plugin(head: str) -> bool:

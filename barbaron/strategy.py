@@ -151,20 +151,20 @@ class BatchView:
         """(k, 12) the tab (R11) a visitor other than the owner pays on each bar now; 0 if free."""
         from barbaron import view_kernels
 
-        return view_kernels.tabs(self.owner, self.level, games)
+        return view_kernels.tabs(self.owner, self.level, self._rows(games))
 
     def tab_gain_of_upgrade(self, games: np.ndarray) -> np.ndarray:
         """(k, 12) how much each owned bar's tab would rise with one more level (0 at the top
         level or for a free bar)."""
         from barbaron import view_kernels
 
-        return view_kernels.tab_gain_of_upgrade(self.owner, self.level, games)
+        return view_kernels.tab_gain_of_upgrade(self.owner, self.level, self._rows(games))
 
     def district_holdings(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k, 4) how many bars of each district ``seat`` owns."""
         from barbaron import view_kernels
 
-        return view_kernels.district_holdings(self.owner, games, seat)
+        return view_kernels.district_holdings(self.owner, self._rows(games), int(self._seat(seat)))
 
     def bar_value(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) value (R10) of ``bars[i]`` in game ``games[i]``."""
@@ -191,10 +191,11 @@ class BatchView:
         one for all), each over all the rolls it has left: what a bar of ``seat``'s would see."""
         from barbaron import view_kernels
 
+        games = self._rows(games)
         turns = np.array(
             [min(self.turns_left(s), odds.MAX_TURNS) for s in range(self.rules.players)]
         )
-        exclude = np.broadcast_to(np.asarray(seat, dtype=np.int64), games.shape)
+        exclude = np.broadcast_to(self._seat(seat), games.shape)
         return view_kernels.visits_by_others(
             self.position, games, turns, np.ascontiguousarray(exclude)
         )
@@ -203,7 +204,36 @@ class BatchView:
         """(k,) the highest tab ``seat`` could owe at the end of its next roll (0 if none)."""
         from barbaron import view_kernels
 
-        return view_kernels.worst_tab(self.owner, self.level, self.position, games, seat)
+        rows, seat = self._rows(games), int(self._seat(seat))
+        return view_kernels.worst_tab(self.owner, self.level, self.position, rows, seat)
+
+    def _rows(self, games: np.ndarray) -> np.ndarray:
+        """``games`` as int64 row indices of this batch, checked before a compiled helper (which
+        checks no index) reads with them: a deal number from ``view.game`` is not a row."""
+        rows = np.asarray(games)
+        if rows.dtype.kind not in "iu" or rows.ndim != 1:
+            raise TypeError(
+                f"games must be a 1-d array of row indices, got {rows.dtype} {rows.shape}"
+            )
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        n = len(self.owner)
+        if rows.size and not (0 <= rows.min() and rows.max() < n):
+            bad = rows[(rows < 0) | (rows >= n)][0]
+            raise IndexError(
+                f"games holds {bad}, not a row of this batch of {n} (rows are 0..{n - 1}; "
+                "view.game[rows] are the games' numbers)"
+            )
+        return rows
+
+    def _seat(self, seat: int | np.ndarray) -> np.ndarray:
+        """``seat`` (one, or one per row) as int64, checked to be a seat of this table."""
+        seats = np.asarray(seat)
+        players = self.rules.players
+        if seats.dtype.kind not in "iu" or (
+            seats.size and not (0 <= seats.min() and seats.max() < players)
+        ):
+            raise IndexError(f"seat must be 0..{players - 1} at this table, got {seat!r}")
+        return seats.astype(np.int64)
 
     def uniform(self, games: np.ndarray, draw: int = 0) -> np.ndarray:
         """Floats in [0, 1) for rows ``games``: draw number ``draw`` (0..15) of this decision.

@@ -405,7 +405,7 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
     """What :func:`check_strategy` checks, from a spec, a strategy class or an instance: its
     name, a maker of fresh instances, and the spec a fresh process builds it from (None for a
     class or instance no other process can import: one of a notebook or a script)."""
-    from barbaron.registry import PLUGIN_MODULE, BotSpecError, split_spec
+    from barbaron.registry import BotSpecError, class_spec, split_spec
 
     if isinstance(bot, str):
         return bot, lambda: _build(bot), bot
@@ -415,11 +415,7 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
             "check_strategy takes a bot spec (a string like 'normal'), a strategy class or a "
             f"strategy instance, got {bot!r}"
         )
-    module = sys.modules.get(cls.__module__)
-    if cls.__module__.startswith(PLUGIN_MODULE) and getattr(module, "__file__", None):
-        name = f"{module.__file__}:{cls.__qualname__}"  # a plugin loaded from its file
-    else:
-        name = f"{cls.__module__}:{cls.__qualname__}"
+    name = class_spec(cls)
     if isinstance(bot, type):
 
         def make() -> Strategy:

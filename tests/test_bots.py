@@ -166,6 +166,38 @@ def view_of(state, rules, seat=0, round_=1):
     )
 
 
+@pytest.mark.parametrize(
+    "method, seat",
+    [
+        ("tabs", False),
+        ("tab_gain_of_upgrade", False),
+        ("district_holdings", True),
+        ("visits_by_others", True),
+        ("worst_tab_next_roll", True),
+    ],
+)
+def test_the_compiled_helpers_refuse_rows_and_seats_not_of_the_batch(method, seat):
+    """They check no index themselves: a deal number where a row belongs read memory beyond
+    the arrays (garbage answers, or a crash without a word: QA). Now it is an IndexError, which
+    the run reports in one line naming the bot."""
+    rules = Rules(players=3)
+    view = view_of(BatchState.start(rules, np.arange(10)), rules)
+
+    def call(rows, seat_asked=0):
+        return getattr(view, method)(rows, *((seat_asked,) if seat else ()))
+
+    assert len(call([0, 9])) == 2  # a list of rows is fine
+    for rows in (np.array([3, 10]), np.array([-1]), np.array([10**7])):
+        with pytest.raises(IndexError, match="not a row of this batch of 10"):
+            call(rows)
+    with pytest.raises(TypeError, match="row indices"):
+        call(np.array([0.0]))
+    if seat:
+        for bad in (3, -1):
+            with pytest.raises(IndexError, match="seat must be 0..2"):
+                call(np.arange(2), bad)
+
+
 def test_helpers_agree_with_the_rules_formulas():
     rules = Rules()
     state = BatchState.start(rules, np.arange(300))

@@ -682,13 +682,13 @@ def test_a_plugin_whose_constructor_fails_is_one_line(tmp_path, capsys):
 @pytest.mark.parametrize(
     "body, status, words",
     [
-        ("return np.ones(games.size + 1, dtype=bool)", 2, "illegal decision: "),  # one too many
+        ("return np.ones(games.size + 1, dtype=bool)", 1, "illegal decision: "),  # one too many
         ("raise KeyError('oops')", 1, "a strategy failed: "),
     ],
 )
 def test_a_plugin_failing_while_it_plays_is_one_line(tmp_path, capsys, body, status, words):
-    """An answer the contract does not allow is bad input (2), as a bad spec is; an exception
-    while it plays is a failed run (1)."""
+    """An answer the contract does not allow, or an exception, while it plays is a failed run
+    (1): units may have been kept (a bad spec, refused before anything is built, is 2)."""
     plugin = tmp_path / "fails.py"
     plugin.write_text(
         "import numpy as np\nfrom barbaron.strategy import Strategy\n"

@@ -3,6 +3,7 @@ their reprs are specs again; parameters are checked by the shared validators."""
 
 import inspect
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -252,8 +253,21 @@ def test_registering_a_name_twice_names_both_classes(scratch_registry):
 
     text = str(error.value)
     assert "'normal' registered twice" in text
-    assert "barbaron.bots.normal.Normal" in text and "Impostor" in text
+    assert "barbaron.bots.normal:Normal" in text and "Impostor" in text
     assert make_bot("normal").__class__ is Normal
+
+
+def test_a_plugin_file_registering_a_builtin_name_is_named_by_its_file(tmp_path):
+    """Not by the internal name of the module it is loaded as (QA)."""
+    plugin = tmp_path / "fake.py"
+    plugin.write_text(
+        "from barbaron.registry import register\nfrom barbaron.strategy import Strategy\n"
+        "@register('normal')\nclass FakeNormal(Strategy):\n    pass\n"
+    )
+    with pytest.raises(BotSpecError) as error:
+        make_bot(f"{plugin}:FakeNormal")
+    assert f"{plugin}:FakeNormal" in str(error.value)
+    assert "barbaron.bots.normal:Normal" in str(error.value)
 
 
 @pytest.mark.parametrize("name", ["", "my.bot", "a:b", "x y", "9lives", None])
@@ -354,7 +368,7 @@ def test_an_entry_point_may_not_take_a_built_in_name(fake_distribution):
         make_bot("normal")
     text = str(error.value)
     assert "'normal' registered twice" in text
-    assert "barbaron.bots.normal.Normal" in text and "fakebots_mod.FakeBot" in text
+    assert "barbaron.bots.normal:Normal" in text and "fakebots_mod:FakeBot" in text
     assert "\n" not in text
     assert make_bot("hard").risk == 0.0
 
@@ -399,3 +413,25 @@ def test_a_top_level_module_on_the_import_path_is_a_plugin(tmp_path, monkeypatch
     assert played.summary["bots"][0]["bot"] == "my_table_bots:Cautious"
     with pytest.raises(BotSpecError, match="'cushion' is not key=value"):
         make_bot("normal:cushion")  # a parameter without its value is no class name
+
+
+def test_a_plugin_file_runs_once_per_process_and_again_once_edited(tmp_path):
+    """A worker builds its bots for every unit: a file plugin ran again each time (28 times in
+    one run), so a plugin loading a model made two workers slower than one (QA)."""
+    from barbaron import api
+
+    log = tmp_path / "imports.log"
+    plugin = tmp_path / "counted.py"
+    body = (
+        "import os\nfrom barbaron.strategy import Strategy\n"
+        f"with open({str(log)!r}, 'a') as f:\n    f.write(f'{{os.getpid()}} VERSION\\n')\n"
+        "class Counted(Strategy):\n    pass\n"
+    )
+    plugin.write_text(body.replace("VERSION", "1"))
+    api.play([f"{plugin}:Counted", "greedy"], games=4000, batch_size=200, workers=2, seed=1)
+    make_bot(f"{plugin}:Counted")
+    assert log.read_text().splitlines() == [f"{os.getpid()} 1"]  # forked helpers share it
+    plugin.write_text(body.replace("VERSION", "2"))
+    make_bot(f"{plugin}:Counted")
+    make_bot(f"{plugin}:Counted")
+    assert log.read_text().splitlines() == [f"{os.getpid()} 1", f"{os.getpid()} 2"]
