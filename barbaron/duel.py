@@ -296,10 +296,11 @@ def board_text(game: Game, names: Sequence[str]) -> str:
         lines.append(f"  {space:>2}  {label} {here}".rstrip())
     worth = worths(game.coins, game.owner, game.level)
     lines.append("")
-    lines.append(f"  {'seat':<6}{'player':<22}{'coins':>7}{'worth':>7}  bars")
+    w = _column_width([*game.coins, *worth])
+    lines.append(f"  {'seat':<6}{'player':<22}{'coins':>{w}}{'worth':>{w}}  bars")
     for s in range(players):
         bars = sum(o == s for o in game.owner)
-        lines.append(f"  S{s:<5}{names[s]:<22}{game.coins[s]:>7}{worth[s]:>7}  {bars}")
+        lines.append(f"  S{s:<5}{names[s]:<22}{game.coins[s]:>{w}}{worth[s]:>{w}}  {bars}")
     lines.append("  (* sits out the next turn: Curfew)")
     return "\n".join(lines)
 
@@ -423,17 +424,23 @@ def shown_names(names: Sequence[str], human: int) -> list[str]:
     return ["you" if s == human else name for s, name in enumerate(names)]
 
 
+def _column_width(numbers: list[int]) -> int:
+    """Width of a right-aligned column of coins: 7, or wider for the millions rules allow."""
+    return max(7, 2 + max(len(str(int(n))) for n in numbers))
+
+
 def final_table(result: DuelResult) -> str:
     """Final worths, best first (an equal worth, an equal place), and the winner."""
     o = result.outcome
     names = shown_names(result.names, result.human)
     order = sorted(range(len(o.worth)), key=lambda s: (-o.worth[s], s))
-    lines = [f"{'place':<6}{'seat':<6}{'player':<22}{'coins':>7}{'bars':>7}{'worth':>7}"]
+    w = _column_width([*o.coins, *o.worth])
+    lines = [f"{'place':<6}{'seat':<6}{'player':<22}{'coins':>{w}}{'bars':>{w}}{'worth':>{w}}"]
     for s in order:
-        place = 1 + sum(w > o.worth[s] for w in o.worth)
+        place = 1 + sum(x > o.worth[s] for x in o.worth)
         lines.append(
-            f"{place:<6}S{s:<5}{names[s]:<22}{o.coins[s]:>7}{o.worth[s] - o.coins[s]:>7}"
-            f"{o.worth[s]:>7}"
+            f"{place:<6}S{s:<5}{names[s]:<22}{o.coins[s]:>{w}}{o.worth[s] - o.coins[s]:>{w}}"
+            f"{o.worth[s]:>{w}}"
         )
     crown = [("you" if s == result.human else f"seat {s} ({names[s]})") for s in o.winners]
     if len(crown) > 1:

@@ -73,6 +73,29 @@ class RunGame:
     bots: tuple[str, ...]  # in seat order
     rules: dict  # the Rules fields
     code_changed: bool  # barbaron's code differs from the run's (a bot's defaults may too)
+    arm: str  # the label of its lineup
+    several_arms: bool  # whether the run has other lineups (games.parquet has an 'arm' column)
+
+    def recorded(self, run_dir: str | Path) -> dict | None:
+        """What the run recorded of this game: each seat's ``coins`` and ``worth`` (seat order)
+        from its games.parquet, or None where that cannot be read."""
+        import pandas as pd
+
+        from barbaron.results import GAMES
+
+        columns = ["seat", "coins", "worth"] + (["arm"] if self.several_arms else [])
+        try:
+            rows = pd.read_parquet(
+                Path(run_dir) / GAMES, columns=columns, filters=[("game", "==", self.game)]
+            )
+        except (OSError, ValueError, KeyError, TypeError, ImportError):
+            return None
+        if self.several_arms:
+            rows = rows[rows["arm"].astype(str) == self.arm]
+        rows = rows.sort_values("seat")
+        if rows["seat"].tolist() != list(range(len(self.bots))):
+            return None
+        return {"coins": rows["coins"].tolist(), "worth": rows["worth"].tolist()}
 
 
 def _check_played(run_dir: Path, manifest: dict, unit: int) -> None:
@@ -125,4 +148,5 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
 
     bots = tuple(lineup[i] for i in rotated(lineup, rotation))
     changed = manifest.get("code") not in (None, code_hash())
-    return RunGame(game, seed, deal, rotation, bots, dict(arms[label]["rules"]), changed)
+    rules = dict(arms[label]["rules"])
+    return RunGame(game, seed, deal, rotation, bots, rules, changed, label, len(arms) > 1)

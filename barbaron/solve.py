@@ -19,7 +19,8 @@ stays the designer's choice and only the compensation is solved. The equations: 
   step is damped (no seat moves more than :data:`MAX_STEP` coins at once) and the coins are
   rounded to multiples of 5 (R9). The search stops when a full-size iteration's step rounds to
   no change, or leads back to coins already played at full size (rounding's own back-and-forth;
-  converged when that last step is at most 5 coins a seat), or after ``iterations``. The
+  converged when that last step is at most 5 coins a seat and no seat's coins were held at 0
+  or at the most allowed: the fair point then lies beyond), or after ``iterations``. The
   solution is the full-size iteration's coins closest to fair (the smallest largest seat
   deviation). The root's error is the search's sampling error (about 0.05 percentage points
   a seat at 1,000,000 games): hence a search as large as the confirmation by default.
@@ -190,6 +191,7 @@ def solve_seats(
             "seat_coins": search["seat_coins"],
             "solution_iteration": search["solution_iteration"],
             "converged": search["converged"],
+            "held_at_limit": search["held_at_limit"],
             "method": METHOD,
             "search": search["settings"],
             "iterations": search["iterations"],
@@ -253,9 +255,14 @@ def _search(
             ) from None
         step *= min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
         upper = MAX_START_COINS - STEP  # room for the Jacobian's extra coins
-        moved = [coins[0]] + [
-            min(max(math.floor((c + d) / ROUND + 0.5) * ROUND, 0), upper)
-            for c, d in zip(coins[1:], step, strict=True)
+        wanted = [
+            math.floor((c + d) / ROUND + 0.5) * ROUND for c, d in zip(coins[1:], step, strict=True)
+        ]
+        moved = [coins[0]] + [min(max(w, 0), upper) for w in wanted]
+        held = [  # the seats a limit held back, and at which coins
+            {"seat": seat, "limit": moved[seat]}
+            for seat, w in enumerate(wanted, 1)
+            if w != moved[seat]
         ]
         deviation = 100 * float(np.abs(share - 1 / players).max())
         history.append(
@@ -283,7 +290,8 @@ def _search(
         if n == search_games:
             full[tuple(coins)] = k
             if tuple(moved) in full:  # no change, or back to coins already played
-                converged = max(abs(a - b) for a, b in zip(moved, coins, strict=True)) <= ROUND
+                small = max(abs(a - b) for a, b in zip(moved, coins, strict=True)) <= ROUND
+                converged = small and not held  # a step a limit holds back is no root
                 break
         coins = moved
     # the closest to fair of the full-size iterations (the last is one); ties: the earliest
@@ -292,6 +300,7 @@ def _search(
         "seat_coins": history[best]["seat_coins"],
         "solution_iteration": best,
         "converged": converged,
+        "held_at_limit": held,  # seats the last step wanted beyond 0 .. the most coins allowed
         "iterations": history,
         "settings": {
             "seed": execution.seed,

@@ -14,7 +14,8 @@ of having to pay up itself" (rules page).
   ``shortfall`` times the expected amount its next roll's tab would exceed the coins left
   (what forced sales at half value would cost it, R12) counts against the takeover.
 - **The end.** All expectations run to the last round; after its last roll it only keeps
-  enough for Birthday cards, and a takeover with no turns left never pays.
+  enough for Birthday cards, and in the game's last turn slot, when nobody rolls again, it
+  never takes over (whatever ``margin`` allows: it could only hand half the value away).
 
 Its defaults (since the "Hard that beats every simple policy" issue) come from grid searches
 against greedy, Normal and a grid of threshold policies: a standing cash buffer costs more win
@@ -128,6 +129,8 @@ class Hard(Strategy):
         # score -= shortfall x (expected_shortfall(left) - expected_shortfall(coins))
         # return (left >= self.buffer(view, games)) & (score > self.margin)
         v, turns = view, _turns(view)
+        if not turns.any():  # nobody rolls again: no tab can repay what it gives away (QA)
+            return np.zeros(games.size, dtype=bool)
         shortfall = self._shortfall_weight() if view.turns_left(view.seat) else 0.0
         buffer = self._own_buffer(view, games)
         if buffer is not None:

@@ -2,6 +2,8 @@
 the strategy helpers agree with the rules and with theory; the compiled decisions of Hard and
 the threshold bot agree with their plain numpy statements."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from barbaron.bots.common import coins, pick, row_scores, upgradable
@@ -198,6 +200,25 @@ def test_the_compiled_helpers_refuse_rows_and_seats_not_of_the_batch(method, sea
                 call(np.arange(2), bad)
 
 
+@pytest.mark.parametrize("spec", ["hard", "shark", "homie:skill=1"])
+def test_nobody_takes_over_in_the_games_last_turn_slot(spec):
+    """Nobody rolls after it, so a takeover only hands half the bar's value to its owner; Hard's
+    margin (-150) let it take over a bar of value 80 (score -100) there all the same (QA)."""
+    rules = Rules(players=3, rounds=10)
+    state = BatchState.start(rules, np.arange(1))
+    state.owner[0, 0] = 0  # Lecture Hall 3 (value 80), seat 0's
+    state.coins[:] = 5000
+    bars = np.array([0])
+
+    def takes_over(seat: int) -> bool:
+        view = view_of(state, rules, seat=seat, round_=10)
+        view = replace(view, decision=Decision.TAKEOVER, slot=9 * 3 + seat)
+        return bool(make_bot(spec).takeover(view, np.arange(1), bars)[0])
+
+    assert takes_over(1)  # seat 2 still rolls: the margin allows it
+    assert not takes_over(2)
+
+
 def test_helpers_agree_with_the_rules_formulas():
     rules = Rules()
     state = BatchState.start(rules, np.arange(300))
@@ -347,6 +368,8 @@ def numpy_hard(bot: Hard, view: BatchView, games: np.ndarray, bars: np.ndarray) 
     if view.decision is Decision.BUY:
         return coins(view, games) - R.PRICE_TABLE[bars] >= buffer
     turns = np.array([min(view.turns_left(s), odds.MAX_TURNS) for s in range(view.rules.players)])
+    if not turns.any():  # the game's last turn slot
+        return np.zeros(games.size, dtype=bool)
     score = [
         numpy_takeover_score(view, g, b, turns, bot.rival) for g, b in zip(games, bars, strict=True)
     ]

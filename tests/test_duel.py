@@ -143,6 +143,17 @@ def test_the_final_table_gives_equal_worths_equal_places_and_speaks_to_the_human
     assert final_table(alone).splitlines()[-1] == "you win with a worth of 3"
 
 
+def test_tables_keep_millions_of_coins_apart(capsys, monkeypatch):
+    """The rules allow a million coins a seat; 999620 and 1000000 ran into one number (QA)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    argv = ["duel", "--homies", "value", "policy", "--seed", "2", "--rounds", "2"]
+    status, out, err = run(capsys, *argv, "--seat-coins", "0,5,1000000")
+    assert status == 0, err
+    numbers = [w for line in out.splitlines() if "policy" in line for w in line.split()]
+    assert "1000000" in numbers and "999620" in numbers  # each a word of its own
+    assert max(len(w) for w in numbers if w.isdigit()) == 7
+
+
 def test_a_closed_standard_input_plays_the_defaults(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", None)  # as `barbaron duel <&-` starts
     status, out, err = run(capsys, "duel", "--homies", "easy", "--rounds", "2", "--seed", "2")

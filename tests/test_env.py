@@ -60,6 +60,60 @@ def test_a_reset_out_of_the_streams_range_is_a_value_error():
             env.reset(seed=seed, options=options)
 
 
+def test_running_environments_copy_and_pickle_mid_game():
+    """A snapshot mid-episode (a search agent's) plays on exactly as the original; the game's
+    generator made any environment that had been reset refuse to copy (QA)."""
+    import copy
+    import pickle
+
+    def play_on(env, moves):
+        """Every step's observation and reward from here on, with legal actions from a rng."""
+        rng, seen = np.random.default_rng(moves), []
+        if isinstance(env, SeatEnv):
+            mask, done = env._current_mask(), False
+            while not done:
+                obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+                mask = info["action_mask"]
+                seen.append((obs["observation"].tolist(), reward))
+            return seen
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, _ = env.last()
+            seen.append((agent, obs["observation"].tolist(), reward))
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(None if terminated or truncated else int(rng.choice(legal)))
+        return seen
+
+    for env in (SeatEnv(["hard", "easy"], seat=1), TableEnv(rules=Rules(players=3))):
+        env.reset(seed=3, options={"game": 4})
+        for _ in range(4):  # a few decisions into the game (yes to each)
+            if isinstance(env, SeatEnv):
+                env.step(int(np.flatnonzero(env._current_mask())[-1]))
+            else:
+                agent_obs = env.observe(env.agent_selection)
+                env.step(int(np.flatnonzero(agent_obs["action_mask"])[-1]))
+        copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+        expected = play_on(env, 7)
+        assert len(expected) > 5
+        for twin in copies:
+            assert play_on(twin, 7) == expected
+
+
+def test_a_table_game_over_at_reset_still_pays_its_rewards():
+    """With no coins and one round nobody is ever asked anything: the game ended inside reset,
+    and last() gave every agent 0 where R19 gives each half (QA)."""
+    rules = Rules(players=2, rounds=1, start_coins=0, seat_bonus=0)
+    env = TableEnv(rules=rules)
+    env.reset(seed=5, options={"game": 0})
+    assert not any(env.terminations.values())  # (PettingZoo: none terminated after reset)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        total[agent] += reward
+        env.step(None if terminated or truncated else 0)
+    assert total == {"seat_0": 0.5, "seat_1": 0.5}
+    api_test(TableEnv(rules=rules), num_cycles=10)
+
+
 def test_the_table_envs_action_space_samples_legal_actions():
     import copy
     import pickle
@@ -293,5 +347,7 @@ def test_a_game_that_never_asks_the_agent_starts_already_decided():
     batch.reset(1, 1)
     assert batch.step(np.zeros(1, dtype=np.int64))[3].all()
     table = TableEnv(rules=Rules(rounds=1, players=2))
-    table.reset(seed=10)
+    table.reset(seed=10)  # seat_0 is asked once, for action 0, as SeatEnv's agent
+    assert not any(table.terminations.values()) and table.agent_selection == "seat_0"
+    table.step(0)
     assert all(table.terminations.values())

@@ -262,6 +262,17 @@ def test_the_solver_starts_from_the_given_seat_coins():
     assert result.summary["search"]["start"] == [900, 1200] and not result.summary["converged"]
 
 
+def test_a_search_held_at_zero_coins_has_not_converged(capsys, tmp_path):
+    """Easy against Hard with no coins: Hard's seat would need fewer than 0. The clamped step
+    read as no change, and the search said "converged" (QA)."""
+    argv = ["seats", "--bots", "easy", "hard", "--no-rotate", "--solve", "--start-coins", "0"]
+    argv += ["--search-games", "4000", "--games", "2000", "--workers", "1", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "s")]) == 0
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert not summary["converged"] and summary["held_at_limit"] == [{"seat": 1, "limit": 0}]
+    assert "NOT converged: seat 1's fair coins lie below 0" in capsys.readouterr().out
+
+
 def test_the_solver_refuses_start_coins_without_room_for_its_measuring_step():
     with pytest.raises(UsageError, match="seat 1 starts with 1,000,000 coins: .* at most 999,950"):
         api.solve_seats(CHEAP, seat_coins=[0, 1_000_000], **SOLVE)  # it said 1,000,050

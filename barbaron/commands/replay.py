@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="files: compare each outcome with the file's 'expect', report the "
         "first turn slot where coins diverge; --seed/--run: compare the "
-        "reference engine with the batch engine; exit 1 if anything differs",
+        "reference engine with the batch engine (--run: and with the run's own record of the "
+        "game); exit 1 if anything differs",
     )
     page = parser.add_argument_group("HTML replay")
     page.add_argument(
@@ -181,6 +182,7 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
             "and no --seed or --bots"
         )
     found = game_of_run(args.run_dir, args.game, args.arm)
+    args.run_game = found  # (--check compares the replay with what the run recorded)
     args.seed, args.game, args.bots = found.seed, found.deal, list(found.bots)
     rules = found.rules
     args.rounds, args.seat_coins = rules["rounds"], rules.get("seat_coins")  # None: flat
@@ -251,6 +253,23 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     problems = compare_outcome(result, batch, rules.players)
     verdict = f"DIFFER: {problems}" if problems else "agree"
     print(f"game {args.game}: reference and batch engine {verdict}")
+    found = getattr(args, "run_game", None)
+    if found is None:
+        return 1 if problems else 0
+    recorded = found.recorded(args.run_dir)
+    replayed = {k: result[k] for k in ("coins", "worth")}
+    if recorded is None:
+        print(f"game {found.game} of {args.run_dir}: its games.parquet row could not be read")
+        return 1
+    if recorded != replayed:
+        print(
+            f"game {found.game} of {args.run_dir}: the run recorded worths {recorded['worth']}, "
+            f"the replay gives {replayed['worth']} (coins {recorded['coins']} against "
+            f"{replayed['coins']}): a bot whose games depend on their batch or on state it "
+            "keeps (barbaron check SPEC), or code changed since the run"
+        )
+        return 1
+    print(f"game {found.game} of {args.run_dir}: the replay equals the run's record")
     return 1 if problems else 0
 
 

@@ -148,7 +148,18 @@ def _solve_tables(s: dict) -> str:
             f"{it['iteration']:>9} {it['games']:>10,} {coins} "
             f"{read_number(it['largest_deviation_pp']):>11.2f} points"
         )
-    state = "converged" if s["converged"] else "NOT converged (closest to fair of those played)"
+    beyond = "; ".join(
+        f"seat {h['seat']}'s fair coins lie "
+        + ("below 0" if h["limit"] == 0 else f"above {h['limit']:,}")
+        for h in s.get("held_at_limit") or []
+    )
+    state = (
+        "converged"
+        if s["converged"]
+        else f"NOT converged: {beyond}; closest to fair of those played"
+        if beyond
+        else "NOT converged (closest to fair of those played)"
+    )
     coins = ", ".join(map(str, s["seat_coins"]))
     lines.append(f"solution: {coins}, from iteration {s['solution_iteration']} ({state})")
     lines.append(f"\nconfirmation on fresh deals (seed {c['seed']}, {c['games']:,} games):")

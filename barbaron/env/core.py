@@ -264,7 +264,9 @@ class Table:
     ``bots[which[g, s]]``.
 
     ``stop`` is where it waits (a :class:`Stop`), or None once the games are over; ``answer``
-    gives the agents' actions for ``stop.rows`` (checked by the caller) and moves on.
+    gives the agents' actions for ``stop.rows`` (checked by the caller) and moves on. It pickles
+    and copies mid-game (a search agent's snapshot): the copy deals the same games again and
+    replays the answers given so far, which the engine turns into the same state.
     """
 
     def __init__(
@@ -277,8 +279,16 @@ class Table:
         n = len(self.state.game)
         self._kind = np.full(n, NONE, dtype=np.int8)
         self._bar = np.full(n, -1, dtype=np.int8)
+        self._games = self.state.game.copy()
+        self._answers: list[np.ndarray] = []  # every answer so far, to replay in a copy
         self._run = self._play()
         self.stop: Stop | None = next(self._run, None)  # None: games that never ask an agent
+
+    def __reduce__(self) -> tuple:
+        """A copy is this table dealt again with the same answers (its play is a generator,
+        which does not pickle)."""
+        args = (self.rules, self.seed, self._games, self.bots, self.which, self._answers)
+        return (_replayed, args)
 
     @property
     def n(self) -> int:
@@ -288,6 +298,7 @@ class Table:
         """The agents' actions (int, one per row of ``stop.rows``): play on to the next stop."""
         if self.stop is None:
             raise IllegalAction("the games are over")
+        self._answers.append(np.array(actions))
         try:
             self.stop = self._run.send(actions)
         except StopIteration:
@@ -352,6 +363,21 @@ class Table:
                         actions = yield Stop(round_, seat, Decision.BUY, mine, kind, bar)
                         st.answer[mine] = actions == YES
                 batch._finish_turn(seat, st)
+
+
+def _replayed(
+    rules: Rules,
+    seed: int,
+    games: np.ndarray,
+    bots: list[Strategy],
+    which: np.ndarray,
+    answers: list[np.ndarray],
+) -> Table:
+    """A :class:`Table` dealt anew and given ``answers``: a copy (:meth:`Table.__reduce__`)."""
+    table = Table(rules, seed, games, bots, which)
+    for actions in answers:
+        table.answer(actions)
+    return table
 
 
 def seats_of(games: np.ndarray, seat: int | None, players: int) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,9 @@ class TableEnv(AECEnv):
     of :class:`~barbaron.env.seat.SeatEnv`; an agent that is not being asked observes the
     position with no decision and a mask allowing only 0. Rewards: every agent's final win
     share (R19; ``reward="worth"``: worth share) when the game ends, 0 before; then every agent
-    is terminated. ``reset(seed=S, options={"game": G})`` deals game G (the deal, the
+    is terminated. A game that nobody is asked anything in (possible with unusual rules) asks
+    ``seat_0`` once for action 0 and then ends, as SeatEnv's does, so that the rewards reach the
+    agents through ``last()``. ``reset(seed=S, options={"game": G})`` deals game G (the deal, the
     stream index) under seed S, as ``barbaron replay --seed S --game G``; without a seed, the
     next game.
     """
@@ -66,7 +68,7 @@ class TableEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._after_move()
+        self._after_move(end=False)
 
     def _legal(self, seat: int) -> np.ndarray | None:
         """The seat's current mask, or None before the first reset."""
@@ -89,11 +91,12 @@ class TableEnv(AECEnv):
         )[0]
         return {"observation": obs, "action_mask": self._mask(seat)}
 
-    def _after_move(self) -> None:
-        """Select the agent asked next, or end the game: rewards, terminations."""
+    def _after_move(self, end: bool = True) -> None:
+        """Select the agent asked next, or end the game: rewards, terminations (not at reset:
+        a game already over there asks seat_0 for its one action 0 first)."""
         t = self.table
-        if t.stop is not None:
-            self.agent_selection = f"seat_{t.stop.seat}"
+        if t.stop is not None or not end:
+            self.agent_selection = f"seat_{t.stop.seat}" if t.stop else self.possible_agents[0]
             for a in self.agents:
                 self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a))}
             return
@@ -125,7 +128,8 @@ class TableEnv(AECEnv):
         )
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.table.answer(a)
+        if self.table.stop is not None:  # (else the game was over at reset: this ends it)
+            self.table.answer(a)
         self._after_move()
         self._accumulate_rewards()
 
