@@ -95,6 +95,29 @@ def test_studies_write_their_tables(tiny_results):
     assert landings.groupby("turn")["exact"].sum().round(9).eq(1).all()
 
 
+def test_the_landing_test_takes_its_variance_from_the_spread_between_games(tiny_results):
+    """A game's turn ends are not independent draws (one player's turns follow one another):
+    z uses the spread of each game's difference from the chain, not a binomial variance."""
+    import numpy as np
+
+    from barbaron import odds
+    from barbaron import rules as R
+
+    test = pd.read_csv(tiny_results / "game_rewards" / "landing_test.csv")
+    per_game = []
+    for game in range(40):
+        played = game_rewards.play_game(game, game_rewards.SEED)
+        difference = np.zeros(R.N_SPACES)
+        for _, k, space in played.turn_ends:
+            difference[space] += 1
+            difference -= np.linalg.matrix_power(odds.TURN, k)[R.PAYDAY]
+        per_game.append(difference)
+    per_game = np.array(per_game)
+    z = per_game.sum(axis=0) / np.sqrt(len(per_game) * per_game.var(axis=0, ddof=1))
+    assert np.allclose(test["z"], z)
+    assert test["observed"].sum() == pytest.approx(1) and test["exact"].sum() == pytest.approx(1)
+
+
 def test_a_rerun_reproduces_the_numbers_exactly(tiny_results, tmp_path):
     again = tmp_path / "again"
     assert (
