@@ -155,15 +155,17 @@ def play(
 ) -> PlayResult:
     """Play a lineup (one bot spec per seat, 2 to 4) ``games`` times, rotations included
     (default 20,000, rounded down to whole deals): each bot's and each seat's win share with
-    95% intervals, mean worth, worth share, and the seat-balance test."""
+    95% intervals, mean worth, worth share, and the seat-balance test. The same spec in every
+    seat plays each deal once: its rotations would repeat identical games."""
     from barbaron.harness import Arm
 
     execution = execution_of(options)
     bots = specs_of(bots, "--bots")
-    games = games_or_default(games, DEFAULT_GAMES, len(bots) if execution.rotate else 1)
+    rotate = execution.rotate and len(set(bots)) > 1
+    games = games_or_default(games, DEFAULT_GAMES, len(bots) if rotate else 1)
     lineup_bots(bots)
     arm = Arm("play", tuple(bots), execution.rules(len(bots)))
-    with Run.open("play", execution, [arm], games) as run:
+    with Run.open("play", execution, [arm], games, rotate=rotate) as run:
         run.play()
         summary = run.totals[0].summary()
         summary.pop("label")

@@ -200,6 +200,17 @@ def test_identical_bots_get_equal_win_shares(tmp_path, capsys):
     assert status == 0 and a["win_share"] == pytest.approx(0.25) == b["win_share"]
 
 
+def test_the_same_bot_in_every_seat_plays_each_deal_once(tmp_path, capsys):
+    """Its rotations would repeat identical games: 8,000 games were 2,000 deals played four
+    times (QA), as seats already knew."""
+    out = tmp_path / "one"
+    status, printed, _ = run(capsys, "play", "--bots", *["easy"] * 4, "--games", 400, "--out", out)
+    games = pd.read_parquet(out / "games.parquet")
+    assert status == 0 and "each deal was played once" in printed
+    assert (games["rotation"] == 0).all() and games["deal"].nunique() == 400
+    assert json.loads((out / "summary.json").read_text())["deals"] == 400
+
+
 def test_results_do_not_depend_on_workers_batch_size_or_backend(played, tmp_path, capsys):
     other = tmp_path / "two-workers"
     status, _, _ = run(

@@ -230,3 +230,12 @@ def print_done(result) -> None:
         f"\n{result.games_total:,} games{resumed}; {result.games_now:,} played now in "
         f"{result.seconds:.1f} s ({rate:,.0f} games/s) -> {where}/"
     )
+
+
+def note_identical_seats(args: argparse.Namespace) -> None:
+    """Say why a table of one bot played each deal once, not in every rotation."""
+    if len(set(args.bots)) == 1 and args.rotate and not args.quiet:
+        print(
+            "the same bot in every seat: rotations would repeat identical games, so each "
+            "deal was played once"
+        )

@@ -11,6 +11,7 @@ from barbaron.commands._shared import (
     add_rules_options,
     add_run_options,
     bot_table,
+    note_identical_seats,
     print_done,
     run_options,
     seat_table,
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
     result = api.play(args.bots, games=args.games, **run_options(args))
+    note_identical_seats(args)
     print(tables(result.summary))
     print_done(result)
     return 0

@@ -14,6 +14,7 @@ from barbaron.commands._shared import (
     Once,
     add_rules_options,
     add_run_options,
+    note_identical_seats,
     plus_minus,
     print_done,
     run_options,
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         games=args.games,
         **run_options(args),
     )
-    _note_identical_seats(args)
+    note_identical_seats(args)
     print(tables(result.summary))
     print_done(result)
     return 0
@@ -171,15 +172,6 @@ def _solve_tables(s: dict) -> str:
     return "\n".join(lines)
 
 
-def _note_identical_seats(args: argparse.Namespace) -> None:
-    """Say why a table of one bot played each deal once, not in every rotation."""
-    if len(set(args.bots)) == 1 and args.rotate and not args.quiet:
-        print(
-            "the same bot in every seat: rotations would repeat identical games, so each "
-            "deal was played once"
-        )
-
-
 def _even_interval(even: dict, points: list[dict]) -> str:
     """The even bonus's 95% interval in words; an edge the band does not reach within the
     bonuses played is said to lie beyond them."""
@@ -208,7 +200,7 @@ def _solve(args: argparse.Namespace) -> int:
         **{k: v for k, v in given.items() if v is not None},
         **run_options(args),
     )
-    _note_identical_seats(args)
+    note_identical_seats(args)
     print(tables(result.summary))
     print_done(result)
     return 0
