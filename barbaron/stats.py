@@ -162,6 +162,16 @@ def elo_to_score(elo: float) -> float:
     return 1 / (1 + 10 ** (-elo / 400))
 
 
+def score_to_elo(score: float) -> float:
+    """The Elo difference whose expected score is ``score`` (inverse of :func:`elo_to_score`;
+    -inf and +inf at 0 and 1, nan where it is not a score)."""
+    if not 0 <= score <= 1:
+        return math.nan
+    if score in (0, 1):
+        return math.copysign(math.inf, score - 0.5)
+    return 400 * math.log10(score / (1 - score))
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A sequential probability ratio test on paired per-deal scores (normal approximation,

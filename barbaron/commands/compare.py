@@ -72,11 +72,20 @@ def tables(summary: dict) -> str:
         f"{interval(diff['win_share_ci'])} (paired over {diff['deals']:,} deals, field: "
         f"{', '.join(summary['field'])})"
     )
+    if "elo" in diff:
+        low, high = map(read_number, diff["elo_ci"])
+        lines.append(
+            f"Elo of NEW over BASE: {read_number(diff['elo']):+.1f}, 95% interval "
+            f"[{low:+.1f}, {high:+.1f}] (of the score 1/2 + difference / 2, the SPRT's "
+            "scale; not the tournament's ratings)"
+        )
     sprt = summary.get("sprt")
     if sprt is not None:
+        elo0, elo1 = sprt["elo0"], sprt["elo1"]
         verdict = {
-            "H1": f"NEW is stronger (accepts elo1 = {sprt['elo1']})",
-            "H0": f"NEW is not stronger by elo1 (accepts elo0 = {sprt['elo0']})",
+            "H1": f"accepts elo1 = {elo1} over elo0 = {elo0}"
+            + (": NEW is stronger" if elo0 >= 0 else ""),
+            "H0": f"accepts elo0 = {elo0} over elo1 = {elo1}: NEW is not stronger by elo1",
             None: "no decision within --max-games" + few_differ(diff["differing_deals"]),
         }[sprt["decision"]]
         lower, upper = map(read_number, sprt["bounds"])
