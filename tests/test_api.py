@@ -87,16 +87,14 @@ def test_a_studied_bot_is_its_own_row_apart_from_copies_of_its_spec_in_the_field
     assert point["mean_worth"] == point["arm"]["bots"][0]["mean_worth"]
 
 
-def test_compare_gives_the_elo_of_its_score_and_an_sprt_verdict_on_its_hypotheses(capsys, tmp_path):
+def test_compare_gives_its_scores_elo_and_an_sprt_verdict_on_its_hypotheses(capsys, tmp_path):
     """The SPRT decides between elo0 and elo1 on the scale of the score 1/2 + difference / 2:
     with elo0 below 0, accepting elo1 said "NEW is stronger" while the interval held 0 (QA).
     The Elo and its interval are printed, on that scale."""
     import math
 
-    argv = ["compare", "hard", "hard:margin=-140", "--field", "greedy", "--max-games", "8192"]
-    assert (
-        main([*argv, "--elo0", "-5", "--elo1", "5", "--quiet", "--out", str(tmp_path / "c")]) == 0
-    )
+    argv = ["compare", "shark", "hard", "--field", "hard", "--elo0", "-5", "--elo1", "5"]
+    assert main([*argv, "--quiet", "--out", str(tmp_path / "c")]) == 0
     out = capsys.readouterr().out
     summary = json.loads((tmp_path / "c" / "summary.json").read_text())
     diff = summary["difference"]
@@ -106,6 +104,8 @@ def test_compare_gives_the_elo_of_its_score_and_an_sprt_verdict_on_its_hypothese
     expected_ci = [400 * math.log10(x / (1 - x)) for x in (low, high)]
     assert diff["elo_ci"] == pytest.approx(expected_ci)
     assert f"Elo of NEW over BASE: {diff['elo']:+.1f}" in out
+    assert summary["sprt"]["decision"] == "H1" and diff["win_share_ci"][0] < 0  # (these deals)
+    assert "accepts elo1 = 5.0 over elo0 = -5.0" in out
     assert "NEW is stronger" not in out  # elo0 < 0: accepting elo1 says no such thing
 
 
