@@ -428,6 +428,17 @@ def test_seats_finds_where_the_seats_come_out_even(tmp_path, capsys):
     assert (out / "seat_bonus.png").exists() and "come out even" in stdout
     csv = pd.read_csv(out / "summary.csv")
     assert len(csv) == 5 * 2 and set(csv.columns) >= {"seat_bonus", "seat", "win_share"}
+    assert "would win about" not in stdout  # two seats: a slope of 0 is even
+
+
+def test_an_even_slope_with_uneven_seats_says_no_flat_bonus_evens_them(tmp_path, capsys):
+    """Easy, Normal and Hard: the slope crosses 0 near 42 coins, but seat 1 wins 2 points more
+    than the others there; "seats come out even" alone misled (QA)."""
+    argv = ["seats", "--bots", "easy", "normal", "hard", "--bonus", "40,45", "--games", "30000"]
+    status, stdout, _ = run(capsys, *argv, "--quiet", "--out", tmp_path / "s")
+    assert status == 0 and "seats come out even at a bonus of 4" in stdout
+    assert "but there the seats would win about 0.3" in stdout and "seats --solve" in stdout
+    assert "seats 0, 1, 2 are beyond their 95% interval of 1/3" in stdout
 
 
 def strict_json(path: Path):

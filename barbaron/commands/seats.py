@@ -131,7 +131,49 @@ def tables(summary: dict) -> str:
     else:
         interval = _even_interval(even, points)
         lines.append(f"seats come out even at a bonus of {even['bonus']:.1f} coins ({interval})")
+        lines.extend(_uneven_at_even(even["bonus"], points))
     return "\n".join(lines)
+
+
+def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
+    """A warning when the seats are not even where the slope is 0: their shares, interpolated
+    between the bonuses either side, with a seat further from 1/players than its 95% interval's
+    half-width (the seats' shares are no straight line over the seat, and no flat bonus evens
+    them all)."""
+    below = [p for p in points if p["seat_bonus"] <= bonus][-1]
+    above = next(p for p in points if p["seat_bonus"] >= bonus)
+    span = above["seat_bonus"] - below["seat_bonus"]
+    t = (bonus - below["seat_bonus"]) / span if span else 0.0
+    players = len(below["seats"])
+
+    def at_even(seat: int, value) -> float:
+        return (1 - t) * value(below["seats"][seat]) + t * value(above["seats"][seat])
+
+    def share(s: dict) -> float:
+        return read_number(s["win_share"])
+
+    def half_width(s: dict) -> float:
+        low, high = map(read_number, s["win_share_ci"])
+        return (high - low) / 2
+
+    shares = [at_even(seat, share) for seat in range(players)]
+    off = [
+        seat
+        for seat in range(players)
+        if abs(shares[seat] - 1 / players) > at_even(seat, half_width)
+    ]
+    if not off:
+        return []
+    listed = ", ".join(f"{x:.4f}" for x in shares)
+    which = (
+        f"seat {off[0]} is beyond its"
+        if len(off) == 1
+        else f"seats {', '.join(map(str, off))} are beyond their"
+    )
+    return [
+        f"but there the seats would win about {listed} (interpolated): {which} 95% interval "
+        f"of 1/{players}, so no flat bonus evens every seat; seats --solve finds each seat's coins"
+    ]
 
 
 def _solve_tables(s: dict) -> str:
