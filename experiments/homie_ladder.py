@@ -808,8 +808,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key:34} {g['value']:+7.1f}  [{g['ci'][0]:+.1f}, {g['ci'][1]:+.1f}]")
     above = preset["hard_above_simple_policies"]
     even = gaps["evenly_spaced"]
+    spacing = {
+        None: "not measurable",
+        True: "not rejected (the interval of the gaps' difference, above, holds 0)",
+        False: "no",
+    }[even]
     print(
-        f"evenly spaced: {'not measurable' if even is None else even}; "
+        f"evenly spaced: {spacing}; "
         f"hard above all {len(grid)} policies: "
         f"{above['all_below_hard']} (closest {above['closest']['bot']}, gap "
         f"{above['closest']['gap']:.1f} [{above['closest']['gap_ci'][0]:.1f}, "

@@ -209,7 +209,8 @@ def seat_table(arm: dict) -> str:
     if math.isnan(read_number(bal["p_value"])):
         lines.append("seat balance: not testable (too few deals, or no variation)")
     else:
-        verdict = "seats balanced" if bal["balanced"] else "seats NOT balanced"
+        # not rejecting is not proof of balance: how close the seats are is in their intervals
+        verdict = "no imbalance detected" if bal["balanced"] else "seats NOT balanced"
         statistic = read_number(bal["statistic"])  # summary.json writes an infinite one as null
         lines.append(
             f"seat balance: chi2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
