@@ -45,6 +45,23 @@ def bot_win_shares(arm: dict):
     return fig
 
 
+def compare_sides(summary: dict):
+    """Bar chart: NEW's and BASE's own win shares (each in its own seat, against the same field
+    on the same deals) with their intervals; the paired difference in the title."""
+    fig, ax = _axes(7, 4)
+    players = len(summary["seats"])
+    labels = [f"NEW {summary['new']}", f"BASE {summary['base']}"]
+    _bars_with_intervals(ax, labels, summary["own"], 1 / players)
+    diff = summary["difference"]
+    low, high = _floats(diff["win_share_ci"])
+    ax.set_title(
+        f"NEW - BASE: {float(_floats(diff['win_share'])):+.4f} [{low:+.4f}, {high:+.4f}]"
+        f" ({summary['games']:,} games per side; field: {', '.join(summary['field'])})",
+        fontsize=9,
+    )
+    return fig
+
+
 def seat_win_shares(arm: dict):
     """Bar chart: each seat's win share with its interval."""
     fig, ax = _axes(6, 4)

@@ -123,10 +123,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]]:
-    """The arms' win shares, and the SPRT's trace when there was one."""
+    """NEW's and BASE's win shares and their difference, and the SPRT's trace when there was
+    one."""
     from barbaron import plots
 
-    found = [("compare.png", plots.bot_win_shares(summary["arms"][0]))]
+    found = [("compare.png", plots.compare_sides(summary))]
     if summary.get("sprt"):
         sprt = summary["sprt"]
         found.append(("sprt.png", plots.sprt_trace(sprt["trace"], tuple(sprt["bounds"]))))
