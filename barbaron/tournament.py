@@ -421,13 +421,14 @@ def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
 def tournament(
     bots: Sequence[str],
     *,
-    players: int = 4,
+    players: int | None = None,
     games: int = 1_200_000,
     gauntlet: str | None = None,
     anchor: str | None = None,
     **options: Unpack[RunOptions],
 ) -> TournamentResult:
     """Rate every bot of ``bots`` on one Elo-like scale: play lineups of ``players`` of them
+    (default 4, or all of a smaller pool's bots)
     (every combination, a balanced design, or every lineup with ``gauntlet``) on the same deals
     in every rotation, ``games`` games in all split equally, and fit the Luce model (see the
     module's docstring). ``anchor`` (default: the first bot) is rated 0."""
@@ -437,7 +438,8 @@ def tournament(
     execution = execution_of(options)
     pool = _pool(bots, gauntlet)
     n = len(pool)
-    players, games = whole(players), whole(games)
+    players = min(4, n) if players is None else whole(players)
+    games = whole(games)
     if not isinstance(players, int) or not 2 <= players <= 4:
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
     if players > n:

@@ -209,7 +209,10 @@ def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
         (["--bots", "easy"], "a pool of at least 2"),
         (["--bots", "easy", "normal", "easy"], "the same bot twice"),
         (["--bots", "normal", "normal:cushion=880"], "the same bot twice"),
-        (["--bots", "easy", "normal", "greedy"], "--players 4 is more than the 3 bots"),
+        (
+            ["--bots", "easy", "normal", "greedy", "--players", "4"],
+            "--players 4 is more than the 3",
+        ),
         (["--bots", "easy", "normal", "--players", "5"], "--players must be 2, 3 or 4"),
         (["--bots", "easy", "nrmal"], "did you mean 'normal'"),
         (["--bots", "easy", "normal", "--anchor", "hard", "--players", "2"], "--anchor 'hard'"),
@@ -222,6 +225,18 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(argv, message, tmp_path
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_pool_smaller_than_four_plays_all_its_bots_at_each_table(tmp_path, capsys):
+    """--players defaulted to 4 and refused the natural pool easy normal hard (QA); with one
+    lineup the calibration says why it has nothing to say."""
+    out = tmp_path / "t"
+    argv = ["tournament", "--bots", "easy", "normal", "hard", "--games", "600", "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    assert {c["lineup"] for c in summary["calibration"]} == {"easy + normal + hard"}
+    assert "nothing to calibrate" in printed and "mean absolute error" not in printed
 
 
 def strict(text: str):

@@ -40,7 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the pool: 2 or more bot specs",
     )
     parser.add_argument(
-        "--players", type=int, default=4, help="bots per lineup, 2 to 4 (default 4)"
+        "--players",
+        type=int,
+        help="bots per lineup, 2 to 4 (default 4, or the pool's size when it is smaller)",
     )
     parser.add_argument(
         "--games",
@@ -117,11 +119,16 @@ def tables(summary: dict) -> str:
             f"{read_number(c['observed']):.4f} ({read_number(c['predicted']):.4f})" for c in rows
         )
         lines.append(f"{lineup:<{label}}  {text}")
-    lines.append(
-        f"mean absolute error {read_number(summary['calibration_mae']):.4f}, largest "
-        f"{read_number(summary['calibration_max']):.4f}, over {len(summary['calibration'])} "
-        "win shares"
-    )
+    if len(by_lineup) == 1:  # as many ratings as shares to fit: the fit is exact by design
+        lines.append(
+            "(one lineup: its win shares are what the ratings were fitted to; nothing to calibrate)"
+        )
+    else:
+        lines.append(
+            f"mean absolute error {read_number(summary['calibration_mae']):.4f}, largest "
+            f"{read_number(summary['calibration_max']):.4f}, over {len(summary['calibration'])} "
+            "win shares"
+        )
     return "\n".join(lines)
 
 
