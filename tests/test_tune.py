@@ -122,6 +122,24 @@ def test_tune_to_a_target_in_memory(target_run):
         result.games()
 
 
+def test_a_missed_target_is_said_to_be_missed(target_run):
+    """The confirmation's difference from the target got no verdict (QA): met when its interval
+    holds 0, else MISSED, above or below."""
+    import copy
+
+    from barbaron.commands.tune import tables
+
+    s = copy.deepcopy(target_run.summary)
+    diff = s["confirmation"]["difference"]
+    low, high = diff["win_share_ci"]
+    met = "target met within the interval" in tables(s)
+    assert met == (low <= 0 <= high)
+    diff["win_share"], diff["win_share_ci"] = -0.02, [-0.03, -0.01]
+    assert "target MISSED: the confirmed share is below it" in tables(s)
+    diff["win_share"], diff["win_share_ci"] = 0.02, [0.01, 0.03]
+    assert "target MISSED: the confirmed share is above it" in tables(s)
+
+
 def test_trial_0_is_the_bot_as_given_off_the_grid_too():
     result = api.tune("easy:buy=0.12345", ["buy=0:1"], trials=2, games_per_trial=400, seed=1)
     first = result.summary["trials"][0]

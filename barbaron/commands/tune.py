@@ -108,7 +108,15 @@ def tables(s: dict) -> str:
             f"deals; difference {change} (paired over {diff['deals']:,} deals)"
         )
     else:
-        lines.append(f"confirmed - target: {change}")
+        low, high = map(read_number, diff["win_share_ci"])
+        verdict = (
+            "target met within the interval"
+            if low <= 0 <= high
+            else "target MISSED: the confirmed share is "
+            + ("above" if low > 0 else "below")
+            + " it (a value the range did not reach, too few trials, or too few games per trial)"
+        )
+        lines.append(f"confirmed - target: {change}: {verdict}")
     return "\n".join(lines)
 
 
