@@ -210,20 +210,21 @@ class BatchView:
     def _rows(self, games: np.ndarray) -> np.ndarray:
         """``games`` as int64 row indices of this batch, checked before a compiled helper (which
         checks no index) reads with them: a deal number from ``view.game`` is not a row."""
-        rows = np.asarray(games)
-        if rows.dtype.kind not in "iu" or rows.ndim != 1:
+        given = np.asarray(games)
+        if given.size == 0 and given.ndim == 1:  # (an empty list is float64 to numpy)
+            return np.zeros(0, dtype=np.int64)
+        if given.dtype.kind not in "iu" or given.ndim != 1:
             raise TypeError(
-                f"games must be a 1-d array of row indices, got {rows.dtype} {rows.shape}"
+                f"games must be a 1-d array of row indices, got {given.dtype} {given.shape}"
             )
-        rows = np.ascontiguousarray(rows, dtype=np.int64)
         n = len(self.owner)
-        if rows.size and not (0 <= rows.min() and rows.max() < n):
-            bad = rows[(rows < 0) | (rows >= n)][0]
+        if not (0 <= given.min() and given.max() < n):
+            bad = given[(given < 0) | (given >= n)][0]
             raise IndexError(
                 f"games holds {bad}, not a row of this batch of {n} (rows are 0..{n - 1}; "
                 "view.game[rows] are the games' numbers)"
             )
-        return rows
+        return np.ascontiguousarray(given, dtype=np.int64)
 
     def _seat(self, seat: int | np.ndarray) -> np.ndarray:
         """``seat`` (one, or one per row) as int64, checked to be a seat of this table."""

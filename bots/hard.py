@@ -14,8 +14,9 @@ of having to pay up itself" (rules page).
   ``shortfall`` times the expected amount its next roll's tab would exceed the coins left
   (what forced sales at half value would cost it, R12) counts against the takeover.
 - **The end.** All expectations run to the last round; after its last roll it only keeps
-  enough for Birthday cards, and in the game's last turn slot, when nobody rolls again, it
-  never takes over (whatever ``margin`` allows: it could only hand half the value away).
+  enough for Birthday cards, and once nobody rolls again (the game's last turn slot, or the
+  later seats of the last round all sit out a Curfew) it never takes over, whatever
+  ``margin`` allows: it could only hand half the value away.
 
 Its defaults (since the "Hard that beats every simple policy" issue) come from grid searches
 against greedy, Normal and a grid of threshold policies: a standing cash buffer costs more win
@@ -129,8 +130,13 @@ class Hard(Strategy):
         # score -= shortfall x (expected_shortfall(left) - expected_shortfall(coins))
         # return (left >= self.buffer(view, games)) & (score > self.margin)
         v, turns = view, _turns(view)
-        if not turns.any():  # nobody rolls again: no tab can repay what it gives away (QA)
-            return np.zeros(games.size, dtype=bool)
+        if view.rounds_left == 0:  # where nobody rolls again, no tab can repay what it gives
+            last = view.skip[games, view.seat + 1 :].all(axis=1)  # (later seats sit out, R6)
+            if last.any():
+                answer = np.zeros(games.size, dtype=bool)
+                if not last.all():
+                    answer[~last] = self.takeover(view, games[~last], bars[~last])
+                return answer
         shortfall = self._shortfall_weight() if view.turns_left(view.seat) else 0.0
         buffer = self._own_buffer(view, games)
         if buffer is not None:

@@ -188,7 +188,7 @@ def test_the_compiled_helpers_refuse_rows_and_seats_not_of_the_batch(method, sea
     def call(rows, seat_asked=0):
         return getattr(view, method)(rows, *((seat_asked,) if seat else ()))
 
-    assert len(call([0, 9])) == 2  # a list of rows is fine
+    assert len(call([0, 9])) == 2 and len(call([])) == 0  # lists of rows are fine
     for rows in (np.array([3, 10]), np.array([-1]), np.array([10**7])):
         with pytest.raises(IndexError, match="not a row of this batch of 10"):
             call(rows)
@@ -217,6 +217,8 @@ def test_nobody_takes_over_in_the_games_last_turn_slot(spec):
 
     assert takes_over(1)  # seat 2 still rolls: the margin allows it
     assert not takes_over(2)
+    state.skip[0, 2] = True  # seat 2 sits out its last turn (R6): nobody rolls after seat 1
+    assert not takes_over(1)
 
 
 def test_helpers_agree_with_the_rules_formulas():
@@ -368,8 +370,12 @@ def numpy_hard(bot: Hard, view: BatchView, games: np.ndarray, bars: np.ndarray) 
     if view.decision is Decision.BUY:
         return coins(view, games) - R.PRICE_TABLE[bars] >= buffer
     turns = np.array([min(view.turns_left(s), odds.MAX_TURNS) for s in range(view.rules.players)])
-    if not turns.any():  # the game's last turn slot
-        return np.zeros(games.size, dtype=bool)
+    if view.rounds_left == 0:  # nobody rolls again: no takeover (later seats may sit out)
+        last = view.skip[games, view.seat + 1 :].all(axis=1)
+        if last.any():
+            answer = np.zeros(games.size, dtype=bool)
+            answer[~last] = numpy_hard(bot, view, games[~last], bars[~last])
+            return answer
     score = [
         numpy_takeover_score(view, g, b, turns, bot.rival) for g, b in zip(games, bars, strict=True)
     ]

@@ -273,6 +273,17 @@ def test_a_search_held_at_zero_coins_has_not_converged(capsys, tmp_path):
     assert "NOT converged: seat 1's fair coins lie below 0" in capsys.readouterr().out
 
 
+def test_a_search_held_at_the_most_coins_says_so_and_keeps_millions_apart(capsys, tmp_path):
+    """The iterations' table ran 1000000 and 999950 together (review)."""
+    argv = ["seats", "--bots", "hard", "easy", "--no-rotate", "--solve"]
+    argv += ["--seat-coins", "1000000,999950", "--search-games", "4000", "--games", "2000"]
+    assert main([*argv, "--workers", "1", "--quiet", "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert summary["held_at_limit"] == [{"seat": 1, "limit": 999_950}]
+    assert "1000000  999950" in out and "seat 1's fair coins lie above 999,950" in out
+
+
 def test_the_solver_refuses_start_coins_without_room_for_its_measuring_step():
     with pytest.raises(UsageError, match="seat 1 starts with 1,000,000 coins: .* at most 999,950"):
         api.solve_seats(CHEAP, seat_coins=[0, 1_000_000], **SOLVE)  # it said 1,000,050

@@ -252,24 +252,24 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     batch = batch_outcome(rules, strategies, args.seed, args.game)
     problems = compare_outcome(result, batch, rules.players)
     verdict = f"DIFFER: {problems}" if problems else "agree"
-    print(f"game {args.game}: reference and batch engine {verdict}")
     found = getattr(args, "run_game", None)
+    game = f"game {args.game}" if found is None else f"game {found.game} of {args.run_dir}"
+    print(f"{game}: reference and batch engine {verdict}")
     if found is None:
         return 1 if problems else 0
     recorded = found.recorded(args.run_dir)
-    replayed = {k: result[k] for k in ("coins", "worth")}
     if recorded is None:
-        print(f"game {found.game} of {args.run_dir}: its games.parquet row could not be read")
+        print(f"{game}: its row in games.parquet could not be read")
         return 1
-    if recorded != replayed:
+    if differ := compare_outcome(recorded, result, rules.players):
         print(
-            f"game {found.game} of {args.run_dir}: the run recorded worths {recorded['worth']}, "
-            f"the replay gives {replayed['worth']} (coins {recorded['coins']} against "
-            f"{replayed['coins']}): a bot whose games depend on their batch or on state it "
-            "keeps (barbaron check SPEC), or code changed since the run"
+            f"{game}: the replay DIFFERS from the run's record ({differ}): the run recorded "
+            f"worths {recorded['worth']}, the replay gives {result['worth']}; a bot whose games "
+            "depend on their batch or on state it keeps (barbaron check SPEC), or code changed "
+            "since the run"
         )
         return 1
-    print(f"game {found.game} of {args.run_dir}: the replay equals the run's record")
+    print(f"{game}: the replay equals the run's record")
     return 1 if problems else 0
 
 

@@ -183,10 +183,11 @@ def _solve_tables(s: dict) -> str:
         f"search: {s['method']}",
         f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}",
     ]
-    header = f"{'iteration':>9} {'games':>10} {'start coins':>{6 * players}}"
+    cell = 1 + max(5, *(len(str(x)) for it in s["iterations"] for x in it["seat_coins"]))
+    header = f"{'iteration':>9} {'games':>10} {'start coins':>{cell * players}}"
     lines.append(f"{header} {'largest deviation':>18}")
     for it in s["iterations"]:
-        coins = "".join(f"{x:>6}" for x in it["seat_coins"])
+        coins = "".join(f"{x:>{cell}}" for x in it["seat_coins"])
         lines.append(
             f"{it['iteration']:>9} {it['games']:>10,} {coins} "
             f"{read_number(it['largest_deviation_pp']):>11.2f} points"
