@@ -117,6 +117,75 @@ def test_bad_seat_coins_are_usage_errors(options, message):
         api.play(["easy", "easy"], games=2, **options)
 
 
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (["play", "--bots", "hard", "easy", "--games", "40", "--rounds", "15"], "rules: 15 rounds"),
+        (
+            [
+                "compare",
+                "hard",
+                "easy",
+                "--players",
+                "2",
+                "--max-games",
+                "40",
+                "--seat-coins",
+                "900,1000",
+            ],
+            "rules: start coins 900, 1000",
+        ),
+        (
+            [
+                "sweep",
+                "--bot",
+                "easy",
+                "--param",
+                "buy=0,1",
+                "--players",
+                "2",
+                "--games",
+                "40",
+                "--start-coins",
+                "500",
+            ],
+            "rules: start coins 500 + 100 per seat",
+        ),
+        (
+            [
+                "seats",
+                "--bots",
+                "easy",
+                "--players",
+                "2",
+                "--bonus",
+                "0,50",
+                "--games",
+                "40",
+                "--rounds",
+                "12",
+            ],
+            "rules: 12 rounds",
+        ),
+        (
+            ["tournament", "--bots", "easy", "hard", "--games", "40", "--rounds", "3"],
+            "rules: 3 rounds",
+        ),
+    ],
+)
+def test_tables_name_rules_that_are_not_the_defaults(argv, line, tmp_path, capsys):
+    """A Long night's tables looked exactly like a 10-round run's, in print and in report (QA)."""
+    out = tmp_path / "r"
+    assert main([*argv, "--workers", "1", "--quiet", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == line
+    assert main(["report", str(out)]) == 0
+    assert line in capsys.readouterr().out.splitlines()
+    default = [a for a in argv if a not in ("--rounds", "15", "12", "3")]
+    if "--rounds" in argv:  # the same run at the defaults prints no rules line
+        assert main([*default, "--workers", "1", "--quiet", "--out", str(tmp_path / "d")]) == 0
+        assert "rules:" not in capsys.readouterr().out
+
+
 def test_the_bonus_sweep_refuses_seat_coins():
     with pytest.raises(UsageError, match="leaving no seat bonus to vary"):
         api.seats("easy", players=2, games=2, seat_coins=[1000, 1100])

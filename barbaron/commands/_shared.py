@@ -240,3 +240,24 @@ def note_identical_seats(args: argparse.Namespace) -> None:
             "the same bot in every seat: rotations would repeat identical games, so each "
             "deal was played once"
         )
+
+
+def rules_line(rules: dict | None, coins: bool = True) -> list[str]:
+    """``["rules: ..."]`` naming what is not the default in ``rules`` (a summary's record), or
+    ``[]``: the tables alone look the same for a Long night. ``coins=False`` where the command
+    varies the start coins itself (the seat-bonus sweep, the solver)."""
+    from barbaron.rules import Rules
+
+    if not rules:
+        return []
+    parts = []
+    if rules.get("rounds", Rules.rounds) != Rules.rounds:
+        parts.append(f"{rules['rounds']} rounds")
+    if coins and rules.get("seat_coins"):
+        parts.append("start coins " + ", ".join(map(str, rules["seat_coins"])))
+    elif coins and (rules.get("start_coins"), rules.get("seat_bonus")) != (
+        Rules.start_coins,
+        Rules.seat_bonus,
+    ):
+        parts.append(f"start coins {rules['start_coins']} + {rules['seat_bonus']} per seat")
+    return [f"rules: {'; '.join(parts)}"] if parts else []

@@ -15,6 +15,7 @@ from barbaron.commands._shared import (
     add_run_options,
     interval,
     print_done,
+    rules_line,
     run_options,
 )
 from barbaron.config import SPRT_LOOK
@@ -58,7 +59,7 @@ def few_differ(differing: int) -> str:
 
 def tables(summary: dict) -> str:
     """Each side's win share, the paired difference and the verdict (or the SPRT's)."""
-    lines = []
+    lines = rules_line(summary.get("rules"))
     for label, spec, own in zip(
         ("NEW ", "BASE"), (summary["new"], summary["base"]), summary["own"], strict=True
     ):

@@ -13,6 +13,7 @@ from barbaron.commands._shared import (
     bot_table,
     note_identical_seats,
     print_done,
+    rules_line,
     run_options,
     seat_table,
 )
@@ -45,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def tables(summary: dict) -> str:
     """The bots' and the seats' tables (what the command prints, and report again)."""
-    return f"{bot_table(summary)}\n\n{seat_table(summary)}"
+    rules = "".join(f"{line}\n" for line in rules_line(summary.get("rules")))
+    return f"{rules}{bot_table(summary)}\n\n{seat_table(summary)}"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from barbaron.commands._shared import (
     note_identical_seats,
     plus_minus,
     print_done,
+    rules_line,
     run_options,
     seat_table,
 )
@@ -114,7 +115,8 @@ def tables(summary: dict) -> str:
     points, even = summary["points"], summary["even"]
     players = len(points[0]["seats"])
     header = " ".join(f"{'seat ' + str(s):>22}" for s in range(players))
-    lines = [f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}"]
+    lines = rules_line(points[0]["arm"].get("rules"), coins=False)
+    lines.append(f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}")
     for p in points:
         cells = " ".join(
             plus_minus(read_number(s["win_share"]), s["win_share_ci"]).rjust(22) for s in p["seats"]
@@ -179,7 +181,7 @@ def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
 def _solve_tables(s: dict) -> str:
     search, c = s["search"], s["confirmation"]
     players = len(s["seat_coins"])
-    lines = [
+    lines = rules_line(c.get("rules"), coins=False) + [
         f"search: {s['method']}",
         f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}",
     ]

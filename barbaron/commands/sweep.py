@@ -13,6 +13,7 @@ from barbaron.commands._shared import (
     add_run_options,
     interval,
     print_done,
+    rules_line,
     run_options,
 )
 from barbaron.config import DEFAULT_GAMES
@@ -45,7 +46,8 @@ def tables(summary: dict) -> str:
     from barbaron.strategy import format_value
 
     name = summary["param"]
-    lines = [f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}"]
+    lines = rules_line(summary.get("rules"))
+    lines.append(f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}")
     for p in summary["points"]:
         lines.append(
             f"{format_value(p['value']):>12} {read_number(p['win_share']):>9.4f} "

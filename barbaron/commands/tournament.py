@@ -19,6 +19,7 @@ from barbaron.commands._shared import (
     add_rules_options,
     add_run_options,
     print_done,
+    rules_line,
     run_options,
 )
 from barbaron.params import read_number
@@ -73,7 +74,7 @@ def tables(summary: dict) -> str:
     """The ratings table, the head-to-head matrix and the calibration table."""
     ratings = summary["ratings"]
     width = max(12, *(len(r["bot"]) for r in ratings))
-    lines = [
+    lines = rules_line(summary.get("rules")) + [
         f"{len(summary['design']['lineups'])} lineups ({summary['design']['kind']}), "
         f"{summary['games_per_lineup']:,} games each",
         f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}",

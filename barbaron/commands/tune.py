@@ -17,6 +17,7 @@ from barbaron.commands._shared import (
     add_run_options,
     interval,
     print_done,
+    rules_line,
     run_options,
 )
 from barbaron.config import TRIAL_GAMES
@@ -74,7 +75,8 @@ def tables(s: dict) -> str:
     names = [p["name"] for p in s["params"]]
     width = max(10, *(len(n) for n in names))
     head = " ".join(f"{n:>{width}}" for n in names)
-    lines = [f"{'trial':>5} {head} {'win share':>9} {'95% interval':>18}"]
+    lines = rules_line(s.get("rules"))
+    lines.append(f"{'trial':>5} {head} {'win share':>9} {'95% interval':>18}")
     for r in s["trials"]:
         values = " ".join(f"{r['values'][n]:>{width}}" for n in names)
         share = read_number(r["win_share"])
