@@ -542,6 +542,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             }
         )
     ratings = sorted(bots, key=lambda r: -r["rating"] if not math.isnan(r["rating"]) else math.inf)
+    gaps = [_gap(fit, pool, i, i + 1) for i in range(n - 1)]
     calibration = []
     for lineup, total in zip(lineups, totals, strict=True):
         predicted = luce_shares(fit.ratings, lineup)
@@ -630,6 +631,8 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             }
             for r in ratings
         ],
+        "gaps": gaps,  # neighbours in the pool's order, as given
+        "rating_covariance": {"bots": pool, "matrix": fit.cov.tolist()},
         "head_to_head": {
             "bots": pool,
             "above": h2h,
@@ -647,6 +650,22 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
         ],
         "seats": seats,
         "seat_balance": balance.record(),
+    }
+
+
+def _gap(fit: LuceFit, pool: list[str], low: int, high: int) -> dict:
+    """Rating of ``pool[high]`` minus that of ``pool[low]`` with its 95% interval, from the
+    ratings' covariance (the gaps between Homies need it: each rating's own interval is
+    relative to the anchor)."""
+    from barbaron.stats import Z95
+
+    value = float(fit.ratings[high] - fit.ratings[low])
+    variance = fit.cov[high, high] + fit.cov[low, low] - 2 * fit.cov[high, low]
+    se = math.sqrt(variance) if math.isfinite(value) and variance >= 0 else math.nan
+    return {
+        "gap": f"{pool[high]} - {pool[low]}",
+        "value": value,
+        "ci": [value - Z95 * se, value + Z95 * se],
     }
 
 

@@ -239,6 +239,20 @@ def test_a_pool_smaller_than_four_plays_all_its_bots_at_each_table(tmp_path, cap
     assert "nothing to calibrate" in printed and "mean absolute error" not in printed
 
 
+def test_gaps_between_neighbours_equal_the_ratings_anchored_at_the_lower_one():
+    """Hard - Normal with its interval, without a second tournament anchored at Normal (QA):
+    the gap from the covariance equals Hard's rating and interval there, on the same deals."""
+    args = {"games": 6000, "seed": 5, "progress": False}
+    at_easy = api.tournament(["easy", "normal", "hard"], **args).summary
+    at_normal = api.tournament(["easy", "normal", "hard"], anchor="normal", **args).summary
+    gap = next(g for g in at_easy["gaps"] if g["gap"] == "hard - normal")
+    hard = next(r for r in at_normal["ratings"] if r["bot"] == "hard")
+    assert [g["gap"] for g in at_easy["gaps"]] == ["normal - easy", "hard - normal"]
+    assert gap["value"] == pytest.approx(hard["rating"], abs=1e-6)
+    assert gap["ci"] == pytest.approx(hard["rating_ci"], abs=1e-4)
+    assert at_easy["rating_covariance"]["bots"] == ["easy", "normal", "hard"]
+
+
 def strict(text: str):
     """JSON as a strict reader takes it: NaN and Infinity are not JSON."""
     return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))

@@ -92,6 +92,14 @@ def tables(summary: dict) -> str:
         )
     if summary.get("anchor_note"):
         lines.append(f"anchor: {summary['anchor_note']}")
+    if summary.get("gaps"):
+        lines.append("gaps between neighbours in --bots order (95% intervals):")
+        for g in summary["gaps"]:
+            low, high = map(read_number, g["ci"])
+            ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
+            lines.append(
+                f"  {g['gap']:<{2 * width + 3}} {_signed(read_number(g['value'])):>8} {ci}"
+            )
     lines.append(f"model: {summary['model']}")
     lines.append(f"intervals: {summary['interval']}")
     h2h = summary["head_to_head"]
