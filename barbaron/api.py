@@ -375,7 +375,12 @@ def seats(
             "rotate": run.job.rotate,
             "seats": points[0]["seats"],
         }
-        table = [{"seat_bonus": p["seat_bonus"], **seat} for p in points for seat in p["seats"]]
+        table = [
+            {"seat_bonus": p["seat_bonus"], **seat, "balance_p": p["seat_balance"]["p_value"]}
+            | {"slope": p["slope"]}
+            for p in points
+            for seat in p["seats"]
+        ]
         return run.finish(SeatsResult, summary, table)
 
 

@@ -155,7 +155,7 @@ def seat_coins_search(summary: dict):
     return figure
 
 
-def sweep_curve(points: list[dict], param: str, bot: str):
+def sweep_curve(points: list[dict], param: str, bot: str, field: list[str]):
     """Win share of the swept bot against the parameter, with its 95% band."""
     fig, ax = _axes(7, 4)
     values = [p["value"] for p in points]
@@ -171,7 +171,7 @@ def sweep_curve(points: list[dict], param: str, bot: str):
         ax.set_xticks(x, [format_value(v) for v in values], rotation=15, ha="right")
     ax.set_xlabel(f"{bot}: {param}")
     ax.set_ylabel("win share (95% interval)")
-    ax.set_title(f"Sweep of {param}")
+    ax.set_title(f"Sweep of {param} against {', '.join(field)}", fontsize=10)
     return fig
 
 
@@ -179,9 +179,11 @@ def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
     """The SPRT's log-likelihood ratio as games accumulate, with its decision bounds."""
     fig, ax = _axes(7, 4)
     ax.plot([0] + [t["games"] for t in trace], _floats([0] + [t["llr"] for t in trace]), marker=".")
-    for bound, name in zip(bounds, ("accept H0", "accept H1"), strict=True):
-        ax.axhline(bound, color="grey", linestyle="--", linewidth=1)
-        ax.text(0.01, bound, name, transform=ax.get_yaxis_transform(), va="bottom")
+    for bound, name, side in zip(
+        bounds, ("accept H0", "accept H1"), ("top", "bottom"), strict=True
+    ):
+        ax.axhline(bound, color="grey", linestyle="--", linewidth=1)  # H0's name below its line
+        ax.text(0.01, bound, name, transform=ax.get_yaxis_transform(), va=side)
     ax.set_xlabel("games per arm")
     ax.set_ylabel("log-likelihood ratio")
     ax.set_title("SPRT trace")

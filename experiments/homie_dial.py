@@ -273,9 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     write_json(args.out / "summary.json", record)
     shown = table[
         ["skill", "win_share", "win_share_ci_low", "win_share_ci_high", "rating"]
-        + ["rating_ci_low", "rating_ci_high", "rating_step", "rating_step_ci_low", "step"]
+        + ["rating_ci_low", "rating_ci_high", "rating_step", "rating_step_ci_low"]
+        + ["rating_step_ci_high", "step"]
     ]
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print("even levels (skill values evenly spaced in rating):", record["even_levels"])
     ups = record["steps_up"]
     print(
         f"steps up: {ups} of {len(steps)}; flat at {record['steps_flat'] or 'none'}; "

@@ -797,8 +797,9 @@ def main(argv: list[str] | None = None) -> int:
     write_json(args.out / "summary.json", summary)
     plot_all(args.out, table, grid, ones, sweep)
 
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-    print(grid.head(5).to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    for frame in (table, grid.head(5)):  # ratings to 0.1 points, win shares to 4 decimals
+        shares = {c: "{:.4f}".format for c in frame.columns if "share" in c}
+        print(frame.to_string(index=False, float_format="{:.1f}".format, formatters=shares))
     gaps = preset["gaps"]
     for key in ("normal - easy", "hard - normal", "(hard - normal) - (normal - easy)"):
         g = gaps[key]

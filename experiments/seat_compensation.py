@@ -213,6 +213,7 @@ def reuse_or_play(function, out: Path, record: dict, args: argparse.Namespace, *
             had = json.loads((out / "table.json").read_text())
         except (OSError, ValueError):
             had = None
+        had = None if had is None else {"rounds": 10, **had}  # (folders from before --rounds)
         mine = {k: v for k, v in (had or {}).items() if k in record}
         stale = mine != record
         if stale:
@@ -245,7 +246,7 @@ def games_of(table: Table, args: argparse.Namespace) -> int:
 def run_table(table: Table, args: argparse.Namespace) -> dict:
     """Play one table over its bonuses (or reuse a finished folder) and return its summary."""
     games = games_of(table, args)
-    record = record_of(table, bonus=table.bonus, games=games, seed=args.seed)
+    record = record_of(table, bonus=table.bonus, games=games, seed=args.seed, rounds=args.rounds)
     return reuse_or_play(
         api.seats,
         args.out / table.name,
@@ -255,6 +256,7 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
         bonus=table.bonus,
         games=games,
         seed=args.seed,
+        rounds=args.rounds,
     )
 
 
@@ -262,7 +264,7 @@ def run_solve(table: Table, args: argparse.Namespace) -> dict:
     """Solve one table's per-seat start coins and confirm them (or reuse a finished folder)."""
     search = whole_rotations(table, args.search_games or SOLVES[table.name])
     games = whole_rotations(table, args.solve_games)
-    record = record_of(table, games=games, search_games=search, seed=args.seed)
+    record = record_of(table, games=games, search_games=search, seed=args.seed, rounds=args.rounds)
     return reuse_or_play(
         api.solve_seats,
         args.out / "solved" / table.name,
@@ -272,6 +274,7 @@ def run_solve(table: Table, args: argparse.Namespace) -> dict:
         games=games,
         search_games=search,
         seed=args.seed,
+        rounds=args.rounds,
     )
 
 
@@ -279,7 +282,7 @@ def run_flat(table: Table, bonus: int, args: argparse.Namespace) -> dict:
     """The flat step ``bonus`` on the solved schedule's confirmation deals (seed + 1, as many
     games): the flat rule and the shaped schedule compared on the same fresh deals."""
     games = whole_rotations(table, args.solve_games)
-    record = record_of(table, bonus=bonus, games=games, seed=args.seed + 1)
+    record = record_of(table, bonus=bonus, games=games, seed=args.seed + 1, rounds=args.rounds)
     return reuse_or_play(
         api.seats,
         args.out / "flat" / table.name,
@@ -289,6 +292,7 @@ def run_flat(table: Table, bonus: int, args: argparse.Namespace) -> dict:
         bonus=[bonus],
         games=games,
         seed=args.seed + 1,
+        rounds=args.rounds,
     )
 
 
@@ -435,7 +439,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=2)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "seat_compensation")
+    parser.add_argument(
+        "--rounds",
+        type=common.count,
+        default=10,
+        help="rounds per game (default 10; 15 is the Long night house rule)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="results folder (default results/seat_compensation, or "
+        "results/seat_compensation-R-rounds for other --rounds)",
+    )
     parser.add_argument("--force", action="store_true", help="replay tables already finished")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
@@ -464,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(solves) - set(chosen))
     if unknown:
         parser.error(f"solve {unknown[0]!r}: not among --tables")
+    if args.out is None:
+        name = "seat_compensation" + ("" if args.rounds == 10 else f"-{args.rounds}-rounds")
+        args.out = ROOT / "results" / name
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games
     args.out.mkdir(parents=True, exist_ok=True)

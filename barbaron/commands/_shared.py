@@ -215,7 +215,7 @@ def seat_table(arm: dict) -> str:
         lines.append(
             f"seat balance: chi2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
             f"{bal['dof']} dof, "
-            f"p = {bal['p_value']:.3g} -> {verdict} (5% level)"
+            f"p = {p_text(bal['p_value'])} -> {verdict} (5% level)"
         )
     return "\n".join(lines)
 
@@ -261,3 +261,8 @@ def rules_line(rules: dict | None, coins: bool = True) -> list[str]:
     ):
         parts.append(f"start coins {rules['start_coins']} + {rules['seat_bonus']} per seat")
     return [f"rules: {'; '.join(parts)}"] if parts else []
+
+
+def p_text(p: float) -> str:
+    """A p-value in three figures; one too small for a double (or denormal) as ``<1e-300``."""
+    return "<1e-300" if 0 <= p < 1e-300 else f"{p:.3g}"

@@ -15,6 +15,7 @@ from barbaron.commands._shared import (
     add_rules_options,
     add_run_options,
     note_identical_seats,
+    p_text,
     plus_minus,
     print_done,
     rules_line,
@@ -122,9 +123,10 @@ def tables(summary: dict) -> str:
             plus_minus(read_number(s["win_share"]), s["win_share_ci"]).rjust(22) for s in p["seats"]
         )
         lines.append(
-            f"{p['seat_bonus']:>6} {cells} {read_number(p['seat_balance']['p_value']):>10.3g} "
+            f"{p['seat_bonus']:>6} {cells} {p_text(read_number(p['seat_balance']['p_value'])):>10} "
             f"{read_number(p['slope']):>+9.5f}"
         )
+    lines.append("(each seat: win share ±the half-width of its 95% interval)")
     if math.isnan(read_number(even["bonus"])):
         lines.append(
             "seats come out even: not within the bonuses played (the slope never changes "

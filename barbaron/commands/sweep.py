@@ -86,4 +86,11 @@ def figures(summary: dict, parquet_files: list[Path]) -> list[tuple[str, object]
     """The swept bot's win share against the parameter."""
     from barbaron import plots
 
-    return [("sweep.png", plots.sweep_curve(summary["points"], summary["param"], summary["bot"]))]
+    return [
+        (
+            "sweep.png",
+            plots.sweep_curve(
+                summary["points"], summary["param"], summary["bot"], summary["field"]
+            ),
+        )
+    ]
