@@ -23,6 +23,7 @@ The tables (``TABLES``), in groups:
 
     python -m experiments.seat_compensation            # full size: 1,000,000 games/point
     python -m experiments.seat_compensation --games 20000 --out /tmp/seats-small
+    python -m experiments.seat_compensation --rounds 15  # the Long night house rule
 
 Writes ``OUT/<table>/`` (the seats command's folder for each table), ``OUT/solved/<table>/``
 (the solve command's folder), ``OUT/flat/<table>/`` (the flat step on the confirmation's deals)

@@ -64,6 +64,22 @@ def tiny_results(tmp_path_factory):
     return results
 
 
+def test_seat_compensation_takes_the_long_night(tmp_path, capsys):
+    """--rounds plays every table under that many rounds, recorded so that a folder of other
+    rounds is played again, never reused (the Long night was not covered, QA)."""
+    argv = ["--tables", "hard-2p", "--solves", "none", "--games", "600", "--workers", "1"]
+    assert seat_compensation.main([*argv, "--rounds", "3", "--out", str(tmp_path)]) == 0
+    folder = tmp_path / "hard-2p"
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["points"][0]["arm"]["rules"]["rounds"] == 3
+    assert json.loads((folder / "table.json").read_text())["rounds"] == 3
+    capsys.readouterr()
+    assert seat_compensation.main([*argv, "--out", str(tmp_path)]) == 0  # 10 rounds now
+    assert "played with other bots or arguments than now" in capsys.readouterr().out
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["points"][0]["arm"]["rules"]["rounds"] == 10
+
+
 def test_studies_write_their_tables(tiny_results):
     even = pd.read_csv(tiny_results / "seat_compensation" / "even.csv")
     assert list(even["table"]) == ["normal-old-2p", "mixed-old-2p", "hard-2p"]
