@@ -574,7 +574,7 @@ def plot_even(even: pd.DataFrame, path: Path) -> None:
     ax.axvline(100, color="black", linestyle="--", linewidth=1, label="the rules: 100 per seat")
     ax.set_yticks(y, even["table"])
     ax.set_xlabel("flat seat bonus at which the seats come out even (95% interval)")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the points
     ax.set_title("Fair seat bonus per table")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
