@@ -72,7 +72,8 @@ CHECKS = (LEGAL, DETERMINISM, BATCH, ORDER, GLOBAL_RANDOM, TWIN)  # in report or
 X = None  # the checked bot's place in a table's lineup
 COMPANIONS = ("greedy", "easy", "normal", "hard")  # built-in bots it meets
 
-# (rules, lineup): every seat of 2-, 3- and 4-player tables; tight money for forced sales
+# (rules, lineup): every seat of 2-, 3- and 4-player tables; tight money for forced sales; a
+# one-round game (every decision is a last one) and millions of coins (numbers past int32)
 _TABLE_SPECS: tuple[tuple[Rules, tuple[str | None, ...]], ...] = (
     (Rules(), (X, X, X, X)),
     (Rules(start_coins=200, seat_bonus=0), (X, X, X, X)),
@@ -83,6 +84,8 @@ _TABLE_SPECS: tuple[tuple[Rules, tuple[str | None, ...]], ...] = (
     (Rules(players=3, start_coins=200, seat_bonus=0), ("easy", "greedy", X)),
     (Rules(start_coins=250, seat_bonus=50), ("normal", "easy", "greedy", X)),
     (Rules(players=2, start_coins=150, seat_bonus=0), ("greedy", X)),
+    (Rules(players=3, rounds=1, start_coins=300, seat_bonus=0), (X, X, "greedy")),
+    (Rules(start_coins=1_000_000, seat_bonus=1_000_000), (X, "greedy", X, "hard")),
 )
 TABLES = len(_TABLE_SPECS)
 
