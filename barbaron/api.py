@@ -161,7 +161,7 @@ def play(
 
     execution = execution_of(options)
     bots = specs_of(bots, "--bots")
-    rotate = execution.rotate and len(set(bots)) > 1
+    rotate = execution.rotate and len(set(bots)) > 1  # one spec: rotations repeat its games
     games = games_or_default(games, DEFAULT_GAMES, len(bots) if rotate else 1)
     lineup_bots(bots)
     arm = Arm("play", tuple(bots), execution.rules(len(bots)))
@@ -344,8 +344,7 @@ def seats(
     bonuses = sorted(bonuses_of(bonus))
     players = len(bots)
     arms = [Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses]
-    identical = len(set(bots)) == 1  # every rotation is the same game: play each deal once
-    rotate = execution.rotate and not identical
+    rotate = execution.rotate and len(set(bots)) > 1  # one spec: rotations repeat its games
     games = games_or_default(games, DEFAULT_GAMES, players if rotate else 1)
     with Run.open("seats", execution, arms, games, rotate=rotate) as run:
         run.play()

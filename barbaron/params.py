@@ -46,6 +46,11 @@ def read_number(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
+def p_text(p: float) -> str:
+    """A p-value in three figures; one too small for a double (or denormal) as ``<1e-300``."""
+    return "<1e-300" if 0 <= p < 1e-300 else f"{p:.3g}"
+
+
 def _is_real(value: object) -> bool:
     """A real number that is not a bool (numpy numbers count; numpy bools are not Real)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)

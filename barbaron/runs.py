@@ -376,6 +376,19 @@ def build_bots(specs: Sequence[str]) -> list:
         raise UsageError(str(e)) from None
 
 
+def same_bot(a: object, b: object) -> bool:
+    """Whether two built strategies are one bot: the same class with the same parameters
+    (``normal`` and ``normal:cushion=880`` are)."""
+    return type(a) is type(b) and getattr(a, "params", None) == getattr(b, "params", None)
+
+
+def one_bot(specs: Sequence[str]) -> bool:
+    """Whether every spec of a lineup builds the same bot: its rotations would repeat
+    identical games."""
+    first, *others = build_bots(specs)  # (one spec: a table of that bot)
+    return all(same_bot(first, other) for other in others)
+
+
 def lineup_bots(specs: Sequence[str]) -> list:
     """One strategy per seat of a 2- to 4-player table."""
     specs = specs_of(specs, "--bots")

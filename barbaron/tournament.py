@@ -400,7 +400,7 @@ def predict(ratings: list[dict], lineup: Sequence[str]) -> list[float]:
 def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
     """The pool's specs, built (a bad one fails here), with the gauntlet bot added if absent;
     two specs of the same bot with the same parameters are refused."""
-    from barbaron.runs import build_bots
+    from barbaron.runs import build_bots, same_bot
 
     pool = [bots] if isinstance(bots, str) else list(bots)
     if gauntlet is not None and gauntlet not in pool:
@@ -411,7 +411,7 @@ def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
         raise UsageError(f"--bots takes at most {MAX_POOL} bot specs, got {len(pool)}")
     built = build_bots(pool)
     for (i, a), (j, b) in itertools.combinations(enumerate(built), 2):
-        if type(a) is type(b) and getattr(a, "params", None) == getattr(b, "params", None):
+        if same_bot(a, b):
             same = "twice" if pool[i] == pool[j] else f"twice ({pool[i]!r} and {pool[j]!r})"
             raise UsageError(f"--bots names the same bot {same}: every bot of the pool once")
     return pool
@@ -542,7 +542,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             }
         )
     ratings = sorted(bots, key=lambda r: -r["rating"] if not math.isnan(r["rating"]) else math.inf)
-    gaps = [_gap(fit, pool, i, i + 1) for i in range(n - 1)]
+    gaps, spacing = _gaps(fit, pool)
     calibration = []
     for lineup, total in zip(lineups, totals, strict=True):
         predicted = luce_shares(fit.ratings, lineup)
@@ -632,6 +632,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             for r in ratings
         ],
         "gaps": gaps,  # neighbours in the pool's order, as given
+        "gap_differences": spacing,  # each gap minus the one before: 0 when evenly spaced
         "rating_covariance": {"bots": pool, "matrix": fit.cov.tolist()},
         "head_to_head": {
             "bots": pool,
@@ -653,20 +654,36 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
     }
 
 
-def _gap(fit: LuceFit, pool: list[str], low: int, high: int) -> dict:
-    """Rating of ``pool[high]`` minus that of ``pool[low]`` with its 95% interval, from the
-    ratings' covariance (the gaps between Homies need it: each rating's own interval is
-    relative to the anchor)."""
+def _contrast(fit: LuceFit, weights: np.ndarray) -> tuple[float, list[float]]:
+    """``weights @ ratings`` with its 95% interval from the ratings' covariance (a gap between
+    two bots needs it: each rating's own interval is relative to the anchor)."""
     from barbaron.stats import Z95
 
-    value = float(fit.ratings[high] - fit.ratings[low])
-    variance = fit.cov[high, high] + fit.cov[low, low] - 2 * fit.cov[high, low]
+    used = weights != 0
+    value = float(weights[used] @ fit.ratings[used])
+    variance = float(weights @ fit.cov @ weights)
     se = math.sqrt(variance) if math.isfinite(value) and variance >= 0 else math.nan
-    return {
-        "gap": f"{pool[high]} - {pool[low]}",
-        "value": value,
-        "ci": [value - Z95 * se, value + Z95 * se],
-    }
+    return value, [value - Z95 * se, value + Z95 * se]
+
+
+def _gaps(fit: LuceFit, pool: list[str]) -> tuple[list[dict], list[dict]]:
+    """The gaps between neighbours in the pool's order, and how much each gap differs from the
+    one before it (0 for evenly spaced bots, as the Homies should be)."""
+    n = len(pool)
+    gaps, spacing = [], []
+    for i in range(n - 1):
+        value, ci = _contrast(fit, np.eye(n)[i + 1] - np.eye(n)[i])
+        gaps.append(
+            {"gap": f"{pool[i + 1]} - {pool[i]}", "bots": [pool[i], pool[i + 1]], "value": value}
+            | {"ci": ci}
+        )
+    for i in range(n - 2):
+        value, ci = _contrast(fit, np.eye(n)[i + 2] - 2 * np.eye(n)[i + 1] + np.eye(n)[i])
+        spacing.append(
+            {"difference": f"({gaps[i + 1]['gap']}) - ({gaps[i]['gap']})"}
+            | {"value": value, "ci": ci}
+        )
+    return gaps, spacing
 
 
 def _pair_meetings(lineups, n: int, gauntlet, pool) -> list[int]:

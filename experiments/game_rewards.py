@@ -37,7 +37,8 @@ from experiments.common import ROOT
 SEED = 77
 # the Homies as they were when the study was run (its committed results): the old Hard and the
 # Normal before the presets, spelled out so that a rerun plays the same games (but for the
-# game's last turn slot, where Hard and Shark no longer take over since 30 November)
+# turns after which nobody rolls again, where Hard and Shark no longer take over since 30
+# November)
 LINEUP = [
     "easy",
     "normal:cushion=250",
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                 "space": s,
                 "name": R.SPACE_NAMES[s],
                 "count": int(counts[k, s]),
-                "exact": float(np.linalg.matrix_power(odds.TURN, int(k))[R.PAYDAY, s]),
+                "exact": float(exact[k, s]),
             }
             for k in turns
             for s in range(R.N_SPACES)

@@ -109,6 +109,18 @@ def test_compare_gives_its_scores_elo_and_an_sprt_verdict_on_its_hypotheses(caps
     assert "NEW is stronger" not in out  # elo0 < 0: accepting elo1 says no such thing
 
 
+def test_an_infinite_elo_reads_back_from_summary_json_as_infinite():
+    """summary.json keeps an infinite Elo as null: report printed +nan (review)."""
+    from barbaron.commands.compare import tables
+    from barbaron.results import strict_json
+
+    summary = api.compare("hard", "miser", field="easy", players=2, max_games=40, **COMMON).summary
+    summary["difference"] |= {"win_share": 1.0, "win_share_ci": [0.9, 1.0]}
+    summary["difference"] |= {"elo": math.inf, "elo_ci": [381.7, math.inf]}
+    again = json.loads(json.dumps(strict_json(summary)))
+    assert "Elo of NEW over BASE: +inf, 95% interval [+511.5, +inf]" in tables(again)
+
+
 def test_compare_sprt_stops_early_when_the_answer_is_clear():
     result = api.compare("hard", "miser", elo0=0, elo1=10, max_games=200_000, seed=3)
     assert result.sprt["decision"] == "H1" and result.games_total < 2 * 200_000

@@ -209,6 +209,9 @@ def test_the_same_bot_in_every_seat_plays_each_deal_once(tmp_path, capsys):
     assert status == 0 and "each deal was played once" in printed
     assert (games["rotation"] == 0).all() and games["deal"].nunique() == 400
     assert json.loads((out / "summary.json").read_text())["deals"] == 400
+    argv = ["play", "--bots", "normal", "normal:cushion=880", "--games", 40, "--quiet"]
+    status, printed, _ = run(capsys, *argv, "--out", tmp_path / "aa")  # spelt two ways: A/A
+    assert status == 0 and "normal and normal:cushion=880 are the same bot" in printed
 
 
 def test_results_do_not_depend_on_workers_batch_size_or_backend(played, tmp_path, capsys):

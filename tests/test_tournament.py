@@ -251,6 +251,13 @@ def test_gaps_between_neighbours_equal_the_ratings_anchored_at_the_lower_one():
     assert gap["value"] == pytest.approx(hard["rating"], abs=1e-6)
     assert gap["ci"] == pytest.approx(hard["rating_ci"], abs=1e-4)
     assert at_easy["rating_covariance"]["bots"] == ["easy", "normal", "hard"]
+    (spacing,) = at_easy["gap_differences"]  # (hard - normal) - (normal - easy), its interval
+    rating = {r["bot"]: r["rating"] for r in at_easy["ratings"]}
+    cov, w = np.array(at_easy["rating_covariance"]["matrix"]), np.array([1.0, -2.0, 1.0])
+    value = rating["hard"] - 2 * rating["normal"] + rating["easy"]
+    half = 1.959963984540054 * math.sqrt(w @ cov @ w)
+    assert spacing["value"] == pytest.approx(value)
+    assert spacing["ci"] == pytest.approx([value - half, value + half])
 
 
 def strict(text: str):

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, RULES_OPTIONS, backend_named
-from barbaron.params import read_number
+from barbaron.params import p_text, read_number
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -234,18 +234,29 @@ def print_done(result) -> None:
 
 
 def note_identical_seats(args: argparse.Namespace) -> None:
-    """Say why a table of one bot played each deal once, not in every rotation."""
-    if len(set(args.bots)) == 1 and args.rotate and not args.quiet:
+    """Say why a table of one spec played each deal once, not in every rotation; and that
+    specs spelt differently for one bot play identical rotations (an A/A test)."""
+    from barbaron.runs import one_bot
+
+    if not args.rotate or not one_bot(args.bots):  # (a note, not progress: --quiet keeps it)
+        return
+    if len(set(args.bots)) == 1:
         print(
             "the same bot in every seat: rotations would repeat identical games, so each "
             "deal was played once"
         )
+    else:
+        print(
+            f"{' and '.join(dict.fromkeys(args.bots))} are the same bot: its rotations repeat "
+            "identical games (their shares come out equal); one spec plays each deal once"
+        )
 
 
-def rules_line(rules: dict | None, coins: bool = True) -> list[str]:
+def rules_line(rules: dict | None, varied: str = "") -> list[str]:
     """``["rules: ..."]`` naming what is not the default in ``rules`` (a summary's record), or
-    ``[]``: the tables alone look the same for a Long night. ``coins=False`` where the command
-    varies the start coins itself (the seat-bonus sweep, the solver)."""
+    ``[]``: the tables alone look the same for a Long night. ``varied``: what the command
+    varies itself, not named: ``"bonus"`` (the seat-bonus sweep) or ``"coins"`` (the solver,
+    whose table shows every seat's coins)."""
     from barbaron.rules import Rules
 
     if not rules:
@@ -253,16 +264,16 @@ def rules_line(rules: dict | None, coins: bool = True) -> list[str]:
     parts = []
     if rules.get("rounds", Rules.rounds) != Rules.rounds:
         parts.append(f"{rules['rounds']} rounds")
-    if coins and rules.get("seat_coins"):
+    if varied == "coins":
+        pass
+    elif rules.get("seat_coins"):
         parts.append("start coins " + ", ".join(map(str, rules["seat_coins"])))
-    elif coins and (rules.get("start_coins"), rules.get("seat_bonus")) != (
+    elif varied == "bonus":
+        if rules.get("start_coins", Rules.start_coins) != Rules.start_coins:
+            parts.append(f"seat 0 starts with {rules['start_coins']}")
+    elif (rules.get("start_coins"), rules.get("seat_bonus")) != (
         Rules.start_coins,
         Rules.seat_bonus,
     ):
         parts.append(f"start coins {rules['start_coins']} + {rules['seat_bonus']} per seat")
     return [f"rules: {'; '.join(parts)}"] if parts else []
-
-
-def p_text(p: float) -> str:
-    """A p-value in three figures; one too small for a double (or denormal) as ``<1e-300``."""
-    return "<1e-300" if 0 <= p < 1e-300 else f"{p:.3g}"

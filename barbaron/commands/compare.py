@@ -73,12 +73,16 @@ def tables(summary: dict) -> str:
         f"{interval(diff['win_share_ci'])} (paired over {diff['deals']:,} deals, field: "
         f"{', '.join(summary['field'])})"
     )
-    if "elo" in diff:
-        low, high = map(read_number, diff["elo_ci"])
+    if "elo" in diff:  # from the difference, as summary.json keeps an infinite Elo as null
+        from barbaron.stats import score_to_elo
+
+        elo, low, high = (
+            score_to_elo(min(max(0.5 + read_number(x) / 2, 0.0), 1.0))
+            for x in (diff["win_share"], *diff["win_share_ci"])
+        )
         lines.append(
-            f"Elo of NEW over BASE: {read_number(diff['elo']):+.1f}, 95% interval "
-            f"[{low:+.1f}, {high:+.1f}] (of the score 1/2 + difference / 2, the SPRT's "
-            "scale; not the tournament's ratings)"
+            f"Elo of NEW over BASE: {elo:+.1f}, 95% interval [{low:+.1f}, {high:+.1f}] (of the "
+            "score 1/2 + difference / 2, the SPRT's scale; not the tournament's ratings)"
         )
     sprt = summary.get("sprt")
     if sprt is not None:

@@ -15,7 +15,6 @@ from barbaron.commands._shared import (
     add_rules_options,
     add_run_options,
     note_identical_seats,
-    p_text,
     plus_minus,
     print_done,
     rules_line,
@@ -24,7 +23,7 @@ from barbaron.commands._shared import (
 )
 from barbaron.config import DEFAULT_GAMES, SOLVE_GAMES
 from barbaron.errors import UsageError
-from barbaron.params import read_number
+from barbaron.params import p_text, read_number
 
 HELP = "fairness study: seat win shares against the seat bonus"
 EPILOG = """examples:
@@ -116,7 +115,7 @@ def tables(summary: dict) -> str:
     points, even = summary["points"], summary["even"]
     players = len(points[0]["seats"])
     header = " ".join(f"{'seat ' + str(s):>22}" for s in range(players))
-    lines = rules_line(points[0]["arm"].get("rules"), coins=False)
+    lines = rules_line(points[0]["arm"].get("rules"), varied="bonus")
     lines.append(f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}")
     for p in points:
         cells = " ".join(
@@ -139,11 +138,14 @@ def tables(summary: dict) -> str:
     return "\n".join(lines)
 
 
+UNEVEN = 0.005  # a seat this far from 1/players (half a point of win share) is not even
+
+
 def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
     """A warning when the seats are not even where the slope is 0: their shares, interpolated
     between the bonuses either side, with a seat further from 1/players than its 95% interval's
-    half-width (the seats' shares are no straight line over the seat, and no flat bonus evens
-    them all)."""
+    half-width and than :data:`UNEVEN` (the seats' shares are no straight line over the seat,
+    and no flat bonus evens them all)."""
     below = [p for p in points if p["seat_bonus"] <= bonus][-1]
     above = next(p for p in points if p["seat_bonus"] >= bonus)
     span = above["seat_bonus"] - below["seat_bonus"]
@@ -161,10 +163,10 @@ def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
         return (high - low) / 2
 
     shares = [at_even(seat, share) for seat in range(players)]
-    off = [
+    off = [  # beyond its interval, and by enough to matter
         seat
         for seat in range(players)
-        if abs(shares[seat] - 1 / players) > at_even(seat, half_width)
+        if abs(shares[seat] - 1 / players) > max(at_even(seat, half_width), UNEVEN)
     ]
     if not off:
         return []
@@ -183,7 +185,7 @@ def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
 def _solve_tables(s: dict) -> str:
     search, c = s["search"], s["confirmation"]
     players = len(s["seat_coins"])
-    lines = rules_line(c.get("rules"), coins=False) + [
+    lines = rules_line(c.get("rules"), varied="coins") + [
         f"search: {s['method']}",
         f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}",
     ]

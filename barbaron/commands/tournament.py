@@ -59,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _signed(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
     return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
@@ -93,13 +95,24 @@ def tables(summary: dict) -> str:
     if summary.get("anchor_note"):
         lines.append(f"anchor: {summary['anchor_note']}")
     if summary.get("gaps"):
-        lines.append("gaps between neighbours in --bots order (95% intervals):")
+        lines.append(
+            "gaps between neighbours in the pool's order, --bots (then --gauntlet), 95% intervals:"
+        )
+        by_bot = {r["bot"]: _rating(r) for r in ratings}
         for g in summary["gaps"]:
             low, high = map(read_number, g["ci"])
             ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
-            lines.append(
-                f"  {g['gap']:<{2 * width + 3}} {_signed(read_number(g['value'])):>8} {ci}"
+            below, above = g.get("bots") or (None, None)
+            value = (  # from the ratings: summary.json keeps an infinite gap as null
+                by_bot[above] - by_bot[below] if below in by_bot else read_number(g["value"])
             )
+            lines.append(f"  {g['gap']:<{2 * width + 3}} {_signed(value):>8} {ci}")
+        if summary.get("gap_differences"):
+            lines.append("each gap minus the one before (0 when the bots are evenly spaced):")
+        for d in summary.get("gap_differences", []):
+            low, high = map(read_number, d["ci"])
+            ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
+            lines.append(f"  {d['difference']}: {_signed(read_number(d['value']))} {ci}")
     lines.append(f"model: {summary['model']}")
     lines.append(f"intervals: {summary['interval']}")
     h2h = summary["head_to_head"]

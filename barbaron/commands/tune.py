@@ -9,6 +9,7 @@ confirmed share is not. Writes the trials table (summary.csv), history.png and t
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from barbaron.commands._shared import (
@@ -112,7 +113,9 @@ def tables(s: dict) -> str:
     else:
         low, high = map(read_number, diff["win_share_ci"])
         verdict = (
-            "target met within the interval"
+            "too few confirmation games for an interval: not testable"
+            if math.isnan(low) or math.isnan(high)
+            else "target met within the interval"
             if low <= 0 <= high
             else "target MISSED: the confirmed share is "
             + ("above" if low > 0 else "below")
