@@ -5,9 +5,10 @@
     >>> report.passed
     >>> for result in report.results: print(result)
 
-:func:`check_strategy` plays a few thousand seeded games on nine tables (2, 3 and 4 players,
-the usual money and tight money, the checked bot "X" in every seat, alone and with built-in
-bots) and reports one :class:`CheckResult` per check:
+:func:`check_strategy` plays a few thousand seeded games on eleven tables (2, 3 and 4
+players, the usual money, tight money and millions of coins, a one-round game, the checked bot
+"X" in every seat, alone and with built-in bots) and reports one :class:`CheckResult` per
+check:
 
 1. ``legal answers``: answers of the right shape and dtype, legal upgrades, no exception, the
    ``games`` and ``bars`` arguments left as they were;
@@ -439,7 +440,26 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
         except Exception as e:
             raise BotSpecError(f"{name} instance: copying it raised {_one_line(e)}") from None
 
-    return f"{name} instance", copied, None
+    return f"{name} instance", copied, _instance_spec(bot, name)
+
+
+def _instance_spec(bot: object, name: str) -> str | None:
+    """The spec another process builds ``bot`` from: its importable class and the parameters it
+    was built with (None where there is none, or it would build another bot)."""
+    from barbaron.registry import BotSpecError, make_bot, split_spec
+    from barbaron.strategy import format_value
+
+    params = getattr(bot, "params", None)
+    if type(bot).__module__ == "__main__" or split_spec(name) != (name, "") or params is None:
+        return None
+    spec = name + "".join(
+        f"{':' if i == 0 else ','}{k}={format_value(v)}" for i, (k, v) in enumerate(params.items())
+    )
+    try:
+        again = make_bot(spec)
+    except BotSpecError:
+        return None
+    return spec if type(again) is type(bot) and again.params == params else None
 
 
 def _builds(spec: str, cls: type) -> bool:

@@ -108,6 +108,12 @@ def test_a_class_or_an_instance_is_checked_too():
     report = check_strategy(loaded, games=GAMES)
     assert failed(report) == {DETERMINISM} and report.spec.endswith("bad_bots.py:HashDependent")
     assert "fresh Python process" in report.result(DETERMINISM).detail
+    # an instance of a class other processes import: rebuilt there from its parameters (QA)
+    report = check_strategy(make_bot(fixture("HashDependent")), games=GAMES)
+    assert failed(report) == {DETERMINISM}
+    assert "fresh Python process" in report.result(DETERMINISM).detail
+    report = check_strategy(make_bot("normal:cushion=300"), games=GAMES)
+    assert report.passed and "and in a fresh process" in report.result(DETERMINISM).detail
     with pytest.raises(BotSpecError, match="RuntimeError: boom"):
         check_strategy(_Explodes)
 

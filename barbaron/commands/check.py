@@ -1,6 +1,7 @@
 """Check that a strategy keeps the strategy contract, as Gymnasium's check_env checks an
-environment. It plays a few thousand seeded games on nine tables (2, 3 and 4 players, the usual
-money and tight money, the bot X in every seat, alone and with built-in bots) and checks: legal
+environment. It plays a few thousand seeded games on eleven tables (2, 3 and 4 players, the usual
+money, tight money and millions of coins, a one-round game, the bot X in every seat, alone and
+with built-in bots) and checks: legal
 answers (shape, dtype, legal upgrades, no exception); determinism (the same games again with the
 same instance, with fresh instances, and in a fresh process); batch independence (a game played
 alone or in a shuffled batch is the same game); order independence (lineups mixed row by row in
