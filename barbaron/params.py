@@ -51,6 +51,12 @@ def p_text(p: float) -> str:
     return "<1e-300" if 0 <= p < 1e-300 else f"{p:.3g}"
 
 
+def p_phrase(p: float) -> str:
+    """``p = 0.539``, or ``p < 1e-300`` for one too small for a double."""
+    text = p_text(p)
+    return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
 def _is_real(value: object) -> bool:
     """A real number that is not a bool (numpy numbers count; numpy bools are not Real)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from barbaron.params import p_text
+from barbaron.params import p_phrase
 from barbaron.strategy import format_value
 
 
@@ -73,7 +73,7 @@ def seat_win_shares(arm: dict):
     coins = rules.get("seat_coins")  # None in the flat schedule (and in runs before it)
     flat = f"seat bonus {rules['seat_bonus']}"
     start = f"start coins {'/'.join(map(str, coins))}" if coins else flat
-    ax.set_title(f"Win share per seat ({start}; balance test p = {p_text(float(p))})")
+    ax.set_title(f"Win share per seat ({start}; balance test {p_phrase(float(p))})")
     return fig
 
 

@@ -511,7 +511,7 @@ def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsy
         "check",
         f"{plugin}:Kinds:cushion=2.5,eager=true,label=7,cushion=none",
         "--games",
-        "9",
+        "11",
     )
     assert status == 2 and "given twice" in err  # text and none pass; a key once
 

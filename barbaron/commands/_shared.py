@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, RULES_OPTIONS, backend_named
-from barbaron.params import p_text, read_number
+from barbaron.params import p_phrase, read_number
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def seat_table(arm: dict) -> str:
         lines.append(
             f"seat balance: chi2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
             f"{bal['dof']} dof, "
-            f"p = {p_text(bal['p_value'])} -> {verdict} (5% level)"
+            f"{p_phrase(bal['p_value'])} -> {verdict} (5% level)"
         )
     return "\n".join(lines)
 
