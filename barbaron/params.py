@@ -47,12 +47,13 @@ def read_number(value: float | None) -> float:
 
 
 def p_text(p: float) -> str:
-    """A p-value in three figures; one too small for a double (or denormal) as ``<1e-300``."""
+    """A p-value in three figures; below 1e-300 (where doubles lose their precision and then
+    underflow to 0) as ``<1e-300``."""
     return "<1e-300" if 0 <= p < 1e-300 else f"{p:.3g}"
 
 
 def p_phrase(p: float) -> str:
-    """``p = 0.539``, or ``p < 1e-300`` for one too small for a double."""
+    """``p = 0.539``, or ``p < 1e-300`` (see :func:`p_text`)."""
     text = p_text(p)
     return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
 

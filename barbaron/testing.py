@@ -74,7 +74,8 @@ X = None  # the checked bot's place in a table's lineup
 COMPANIONS = ("greedy", "easy", "normal", "hard")  # built-in bots it meets
 
 # (rules, lineup): every seat of 2-, 3- and 4-player tables; tight money for forced sales; a
-# one-round game (every decision is a last one) and millions of coins (numbers past int32)
+# one-round game (every decision is a last one) and millions of coins (past 16-bit numbers and
+# lookups sized for usual games)
 _TABLE_SPECS: tuple[tuple[Rules, tuple[str | None, ...]], ...] = (
     (Rules(), (X, X, X, X)),
     (Rules(start_coins=200, seat_bonus=0), (X, X, X, X)),
@@ -445,7 +446,8 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
 
 def _instance_spec(bot: object, name: str) -> str | None:
     """The spec another process builds ``bot`` from: its importable class and the parameters it
-    was built with (None where there is none, or it would build another bot)."""
+    was built with (None where there is none, or it would build another bot: parameters a
+    spec cannot write, or state changed after construction, e.g. trained weights)."""
     from barbaron.registry import BotSpecError, make_bot, split_spec
     from barbaron.strategy import format_value
 
@@ -459,7 +461,18 @@ def _instance_spec(bot: object, name: str) -> str | None:
         again = make_bot(spec)
     except BotSpecError:
         return None
-    return spec if type(again) is type(bot) and again.params == params else None
+    same = type(again) is type(bot) and again.params == params and _state(again) == _state(bot)
+    return spec if same else None
+
+
+def _state(bot: object) -> bytes | None:
+    """A bot's attributes as bytes, to compare two of them (None if they do not pickle)."""
+    import pickle
+
+    try:
+        return pickle.dumps(sorted((k, v) for k, v in vars(bot).items() if k != "spec"))
+    except Exception:
+        return None
 
 
 def _builds(spec: str, cls: type) -> bool:
@@ -1052,7 +1065,13 @@ def check_strategy(
                 child = _FreshProcess(importable, seed, games)
             c = _Context(label, seed, _tables(games), _Cast(make, companions), bot)
             if fresh_process and importable is None:
-                c.fresh_note = f" (no fresh process: another process cannot import {label})"
+                why = (
+                    "another process cannot build it as it is (its class, or its parameters "
+                    "and state, cannot be written as a spec)"
+                    if label.endswith(" instance")
+                    else f"another process cannot import {label}"
+                )
+                c.fresh_note = f" (no fresh process: {why})"
             t = time.perf_counter()
             legal = _check_legal(c)
             add(legal, t)

@@ -681,7 +681,7 @@ def _gaps(fit: LuceFit, pool: list[str]) -> tuple[list[dict], list[dict]]:
         value, ci = _contrast(fit, np.eye(n)[i + 2] - 2 * np.eye(n)[i + 1] + np.eye(n)[i])
         spacing.append(
             {"difference": f"({gaps[i + 1]['gap']}) - ({gaps[i]['gap']})"}
-            | {"value": value, "ci": ci}
+            | {"bots": pool[i : i + 3], "value": value, "ci": ci}
         )
     return gaps, spacing
 

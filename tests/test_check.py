@@ -114,6 +114,12 @@ def test_a_class_or_an_instance_is_checked_too():
     assert "fresh Python process" in report.result(DETERMINISM).detail
     report = check_strategy(make_bot("normal:cushion=300"), games=GAMES)
     assert report.passed and "and in a fresh process" in report.result(DETERMINISM).detail
+    changed = make_bot("normal")
+    changed.cushion = 300  # changed after it was built (trained): its spec builds another bot
+    report = check_strategy(changed, games=GAMES)
+    assert report.passed and "no fresh process: another process cannot build it as it is" in (
+        report.result(DETERMINISM).detail
+    )
     with pytest.raises(BotSpecError, match="RuntimeError: boom"):
         check_strategy(_Explodes)
 

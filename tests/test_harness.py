@@ -434,6 +434,21 @@ def test_seats_finds_where_the_seats_come_out_even(tmp_path, capsys):
     assert "would win about" not in stdout  # two seats: a slope of 0 is even
 
 
+def test_seats_within_half_a_point_of_fair_are_not_called_uneven():
+    """Significance alone flagged 13 of the study's tables, 4 Hard among them at 0.09 points from
+    25% (review): the warning needs half a point too."""
+    from barbaron.commands.seats import _uneven_at_even
+
+    def point(bonus, shares, half):
+        seats = [{"win_share": x, "win_share_ci": [x - half, x + half]} for x in shares]
+        return {"seat_bonus": bonus, "seats": seats}
+
+    close = [point(50, [0.2508, 0.2491, 0.2493, 0.2508], 0.0004)] * 2  # beyond, by 0.08 points
+    assert _uneven_at_even(50, close) == []
+    far = [point(50, [0.2440, 0.2560, 0.2500, 0.2500], 0.0004)] * 2  # by 0.6 points
+    assert "seats 0, 1 are beyond" in _uneven_at_even(50, far)[0]
+
+
 def test_an_even_slope_with_uneven_seats_says_no_flat_bonus_evens_them(tmp_path, capsys):
     """Easy, Normal and Hard: the slope crosses 0 near 42 coins, but seat 1 wins 2 points more
     than the others there; "seats come out even" alone misled (QA)."""

@@ -171,6 +171,11 @@ def test_bad_seat_coins_are_usage_errors(options, message):
             ["tournament", "--bots", "easy", "hard", "--games", "40", "--rounds", "3"],
             "rules: 3 rounds",
         ),
+        (
+            ["seats", "--bots", "easy", "--players", "2", "--bonus", "0,50", "--games", "40"]
+            + ["--start-coins", "800"],
+            "rules: seat 0 starts with 800",  # (the sweep varies the bonus itself)
+        ),
     ],
 )
 def test_tables_name_rules_that_are_not_the_defaults(argv, line, tmp_path, capsys):

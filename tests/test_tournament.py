@@ -260,6 +260,18 @@ def test_gaps_between_neighbours_equal_the_ratings_anchored_at_the_lower_one():
     assert spacing["ci"] == pytest.approx([value - half, value + half])
 
 
+def test_infinite_gaps_read_back_as_printed(tmp_path, capsys):
+    """summary.json keeps an infinite gap as null: report printed -inf or nan (review)."""
+    out = tmp_path / "t"
+    argv = ["tournament", "--bots", "miser", "hard", "shark", "--players", "3", "--games", "60"]
+    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert main(["report", str(out)]) == 0
+    again = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert printed == again and any("+inf" in line for line in printed)
+    assert any(line.endswith("-inf -") for line in printed)  # a gap difference
+
+
 def strict(text: str):
     """JSON as a strict reader takes it: NaN and Infinity are not JSON."""
     return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))

@@ -178,7 +178,8 @@ def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
     )
     return [
         f"but there the seats would win about {listed} (interpolated): {which} 95% interval "
-        f"of 1/{players}, so no flat bonus evens every seat; seats --solve finds each seat's coins"
+        f"of 1/{players} and more than half a point from it, so no flat bonus evens every seat; "
+        "seats --solve finds each seat's coins"
     ]
 
 

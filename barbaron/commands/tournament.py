@@ -112,7 +112,13 @@ def tables(summary: dict) -> str:
         for d in summary.get("gap_differences", []):
             low, high = map(read_number, d["ci"])
             ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
-            lines.append(f"  {d['difference']}: {_signed(read_number(d['value']))} {ci}")
+            first, middle, last = d.get("bots") or (None, None, None)
+            value = (  # from the ratings, as the gaps
+                (by_bot[last] - by_bot[middle]) - (by_bot[middle] - by_bot[first])
+                if first in by_bot
+                else read_number(d["value"])
+            )
+            lines.append(f"  {d['difference']}: {_signed(value)} {ci}")
     lines.append(f"model: {summary['model']}")
     lines.append(f"intervals: {summary['interval']}")
     h2h = summary["head_to_head"]
