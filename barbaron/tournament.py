@@ -659,10 +659,14 @@ def _contrast(fit: LuceFit, weights: np.ndarray) -> tuple[float, list[float]]:
     two bots needs it: each rating's own interval is relative to the anchor)."""
     from barbaron.stats import Z95
 
-    used = weights != 0
-    value = float(weights[used] @ fit.ratings[used])
-    variance = float(weights @ fit.cov @ weights)
-    se = math.sqrt(variance) if math.isfinite(value) and variance >= 0 else math.nan
+    used = weights != 0  # (a bot not in the contrast may be at -inf, its covariance nan)
+    w = weights[used]
+    with np.errstate(invalid="ignore"):  # two bots at -inf: their gap is nan
+        value = float(w @ fit.ratings[used])
+    if not math.isfinite(value):  # a bot of the contrast at -inf or +inf: no interval
+        return value, [math.nan, math.nan]
+    variance = float(w @ fit.cov[np.ix_(used, used)] @ w)
+    se = math.sqrt(variance) if variance >= 0 else math.nan
     return value, [value - Z95 * se, value + Z95 * se]
 
 
