@@ -11,5 +11,6 @@ class RunFailed(RuntimeError):
     says what happened and how to resume; exit status 1."""
 
 
-class RunInterrupted(RuntimeError):
-    """A run stopped by Ctrl-C or SIGTERM: says what was kept and how to resume."""
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C or SIGTERM: says what was kept and how to resume. Still a
+    ``KeyboardInterrupt``, so that a notebook's ``except Exception`` does not swallow Ctrl-C."""

@@ -574,7 +574,8 @@ def raise_stopped(
     from barbaron.strategy import IllegalDecision, StrategyError
 
     resume = (
-        f"{kept_text} (its manifest says partial); run the same command with --resume to continue"
+        f"{kept_text} (its manifest says partial); run the same command with --resume "
+        "(in the library: resume=True) to continue"
     )
     if isinstance(error, IllegalDecision | StrategyError) and kept:
         raise type(error)(
