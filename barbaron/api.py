@@ -89,6 +89,20 @@ class CompareResult(RunResult):
     """The result of :func:`compare`."""
 
     @property
+    def bots(self) -> pd.DataFrame:
+        """Per arm (``new``, ``base``) and bot, as ``summary.csv``: games, seats, role, win
+        share with its 95% interval, mean worth, worth share."""
+        return self._per_arm("bots")
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        """Per arm and seat: win share with its 95% interval, mean worth."""
+        return self._per_arm("seats")
+
+    def _per_arm(self, rows: str) -> pd.DataFrame:
+        return frame([{"arm": a["label"], **row} for a in self.summary["arms"] for row in a[rows]])
+
+    @property
     def difference(self) -> dict:
         """NEW's win share minus BASE's: ``win_share``, ``win_share_ci`` (95%), ``deals``."""
         return self.summary["difference"]
@@ -146,6 +160,21 @@ class SweepResult(RunResult):
     def best(self) -> dict:
         """The value with the highest win share: ``value``, ``win_share``."""
         return self.summary["best"]
+
+    @property
+    def bots(self) -> pd.DataFrame:
+        """Per value and bot: games, seats, role, win share with its interval, mean worth."""
+        return self._per_value("bots")
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        """Per value and seat: win share with its 95% interval, mean worth."""
+        return self._per_value("seats")
+
+    def _per_value(self, rows: str) -> pd.DataFrame:
+        return frame(
+            [{"value": p["value"], **row} for p in self.summary["points"] for row in p["arm"][rows]]
+        )
 
 
 # --- play ------------------------------------------------------------------------------------

@@ -160,8 +160,8 @@ class RunResult:
     summary: dict
     out: Path | None  # the results folder, or None for a run in memory
     games_total: int  # games in the results, over every lineup, resumed ones included
-    games_now: int  # games this call played
-    seconds: float  # how long this call played
+    games_now: int = field(compare=False)  # games this call played (a resume plays fewer)
+    seconds: float = field(compare=False)  # how long this call played
     rows: pa.Table | None = field(default=None, repr=False, compare=False)  # in-memory games
 
     @property

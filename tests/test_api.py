@@ -121,6 +121,18 @@ def test_an_infinite_elo_reads_back_from_summary_json_as_infinite():
     assert "Elo of NEW over BASE: +inf, 95% interval [+511.5, +inf]" in tables(again)
 
 
+def test_results_show_every_arm_and_compare_equal_across_runs():
+    """CompareResult.bots held NEW's arm only, where summary.csv has both; two identical runs
+    compared unequal by their seconds (library QA)."""
+    compared = api.compare("shark", "hard", field="normal", max_games=400, **COMMON)
+    assert list(compared.bots["arm"].unique()) == ["new", "base"]
+    assert set(compared.bots[compared.bots["role"] == "studied"]["bot"]) == {"shark", "hard"}
+    assert list(compared.seats["arm"]) == ["new"] * 4 + ["base"] * 4
+    swept = api.sweep("easy", "buy", [0, 1], games=200, **COMMON)
+    assert list(swept.seats["value"]) == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert api.play(LINEUP, games=300, **COMMON) == api.play(LINEUP, games=300, **COMMON)
+
+
 def test_compare_sprt_stops_early_when_the_answer_is_clear():
     result = api.compare("hard", "miser", elo0=0, elo1=10, max_games=200_000, seed=3)
     assert result.sprt["decision"] == "H1" and result.games_total < 2 * 200_000
