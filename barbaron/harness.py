@@ -767,10 +767,11 @@ def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
 
     from joblib import Parallel, delayed
 
-    # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
-    warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-    with interrupts.immediate(), _dask_backend(job):  # no slot of ours to wait for
-        parallel = Parallel(n_jobs=-1, return_as="generator")
+    with warnings.catch_warnings(), interrupts.immediate(), _dask_backend(job):
+        # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
+        # (for this run only: the caller's own filters are back after it)
+        warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
+        parallel = Parallel(n_jobs=-1, return_as="generator")  # no slot of ours to wait for
         yield from parallel(delayed(task)(job, unit) for unit in units)
 
 

@@ -215,10 +215,8 @@ def run_study(
     ``objective(values) -> (value, user attributes)``. ``first``: the values of trial 0, if
     any (the bot as given). A trial an interruption left running is marked failed and played
     again; failed trials are not part of the study's model."""
-    import optuna
     from optuna.trial import TrialState
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         study.tell(stale.number, state=TrialState.FAIL)
     done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
@@ -313,9 +311,20 @@ class _Study:
     def __init__(self, execution: Execution, job: Job, settings: dict, direction: str) -> None:
         import optuna
 
+        # no line per study and trial while it runs; the caller's own setting back after it
+        self._verbosity = optuna.logging.get_verbosity()
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        try:
+            self._open(execution, job, settings, direction)
+        except BaseException:
+            optuna.logging.set_verbosity(self._verbosity)
+            raise
+
+    def _open(self, execution: Execution, job: Job, settings: dict, direction: str) -> None:
+        import optuna
+
         from barbaron.results import ResultsError, RunFolder
 
-        optuna.logging.set_verbosity(optuna.logging.WARNING)  # no line per study and trial
         self.execution, self.folder, self.storage = execution, None, None
         if execution.out is None:
             self.study = optuna.create_study(
@@ -359,6 +368,9 @@ class _Study:
             self.folder.close()
 
     def __exit__(self, kind, error, traceback) -> None:
+        import optuna
+
+        optuna.logging.set_verbosity(self._verbosity)
         if error is None:
             return
         from barbaron.runs import raise_stopped

@@ -142,6 +142,22 @@ def test_a_missed_target_is_said_to_be_missed(target_run):
     assert "not testable" in tables(s) and "MISSED" not in tables(s)
 
 
+def test_tune_leaves_optunas_logging_as_it_was():
+    """It set optuna's verbosity to WARNING for the rest of the process: a notebook's own
+    studies stopped logging (library QA)."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.DEBUG)
+    try:
+        api.tune("easy", {"buy": (0, 1)}, trials=2, games_per_trial=40, progress=False)
+        assert optuna.logging.get_verbosity() == optuna.logging.DEBUG
+        with pytest.raises(UsageError):
+            api.tune("easy", {"buy": (0, 1)}, trials=2, games_per_trial=40, out="/dev/null/x")
+        assert optuna.logging.get_verbosity() == optuna.logging.DEBUG
+    finally:
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
 def test_trial_0_is_the_bot_as_given_off_the_grid_too():
     result = api.tune("easy:buy=0.12345", ["buy=0:1"], trials=2, games_per_trial=400, seed=1)
     first = result.summary["trials"][0]
