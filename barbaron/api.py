@@ -177,6 +177,19 @@ class SweepResult(RunResult):
         )
 
 
+def _as_spec_writes(value: object) -> object:
+    """A sweep's value as a spec reads it back, so that the library's sweep plays and labels
+    what the command line's does: text parsed (``"100"`` is 100, ``"none"`` None), a whole
+    float a whole number (``1.0`` is 1)."""
+    from barbaron.registry import parse_value
+
+    if isinstance(value, str):
+        return parse_value(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 # --- play ------------------------------------------------------------------------------------
 @interrupts.deferring
 def play(
@@ -475,6 +488,7 @@ def sweep(
     if not 1 <= len(values) <= MAX_POINTS:
         raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
     values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
+    values = [_as_spec_writes(v) for v in values]  # the values the command line would give
     values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     games = games_or_default(games, DEFAULT_GAMES, len(field) + 1 if execution.rotate else 1)

@@ -1031,8 +1031,11 @@ def check_strategy(
     line as soon as it is known, and the closing line. A bad spec raises ``BotSpecError``, bad
     numbers ``UsageError``; a misbehaving bot is a failed check, never an exception.
     """
+    from barbaron.params import whole
+
     if twin is not None and not isinstance(twin, str):
         raise UsageError(f"twin must be a bot spec (a string like 'normal'), got {twin!r}")
+    games, seed = whole(games), whole(seed)  # numpy's integers too
     if isinstance(games, bool) or not isinstance(games, int) or not TABLES <= games <= MAX_GAMES:
         raise UsageError(
             f"--games must be from {TABLES} (one per table) to {MAX_GAMES:,}, got {games!r}"

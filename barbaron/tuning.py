@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -466,6 +467,8 @@ def tune(
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
         raise UsageError(f"--trials must be from 1 to {MAX_TRIALS:,}, got {trials}")
     if target is not None:
+        if isinstance(target, numbers.Real) and not isinstance(target, bool):
+            target = float(target)  # numpy's floats too
         if isinstance(target, bool) or not isinstance(target, int | float):
             raise UsageError(f"--target must be a win share between 0 and 1, got {target!r}")
         if not 0 < target < 1:  # NaN fails too

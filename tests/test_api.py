@@ -194,6 +194,15 @@ def test_sweep_points_and_best():
     assert result.best["tied"] == []
 
 
+def test_a_sweeps_values_are_read_as_the_command_line_reads_them():
+    """[0.5, 1.0] gave hard:risk=1.0 where --param risk=0.5,1.0 gives hard:risk=1, and text
+    values stayed text (library QA)."""
+    swept = api.sweep("hard", "risk", [0.5, 1.0], games=200, **COMMON)
+    assert list(swept.points["bot"]) == ["hard:risk=0.5", "hard:risk=1"]
+    swept = api.sweep("normal", "cushion", ["0", "100"], games=200, **COMMON)
+    assert list(swept.points["value"]) == [0, 100]
+
+
 def test_a_sweep_takes_values_that_are_not_numbers(capsys, tmp_path):
     argv = ["sweep", "--bot", "normal", "--param", "takeover_cushion=none,0,500"]
     assert main([*argv, "--games", "40", "--quiet", "--out", str(tmp_path / "s")]) == 0
