@@ -417,6 +417,8 @@ def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
     from barbaron.strategy import constructor_parameters
 
+    if not isinstance(spec, str):
+        raise BotSpecError(f"a bot spec is text like 'normal' or 'hard:risk=0', got {spec!r}")
     bot, param_text = split_spec(spec)
     head, _, name = bot.partition(":")
     if name or _is_plugin(head):

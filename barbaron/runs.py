@@ -9,7 +9,7 @@ import math
 import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
@@ -359,10 +359,13 @@ def parameter_values(text: str, what: str) -> list:
 
 # --- running ---------------------------------------------------------------------------------
 def execution_of(options: RunOptions) -> Execution:
-    try:
-        return Execution(**options)
-    except TypeError as e:
-        raise TypeError(f"unknown run option: {e}") from None
+    known = {f.name for f in fields(Execution)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(
+            f"unknown argument {unknown[0]!r}: the run options are {', '.join(sorted(known))}"
+        )
+    return Execution(**options)
 
 
 def build_bots(specs: Sequence[str]) -> list:

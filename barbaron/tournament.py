@@ -400,9 +400,9 @@ def predict(ratings: list[dict], lineup: Sequence[str]) -> list[float]:
 def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
     """The pool's specs, built (a bad one fails here), with the gauntlet bot added if absent;
     two specs of the same bot with the same parameters are refused."""
-    from barbaron.runs import build_bots, same_bot
+    from barbaron.runs import build_bots, same_bot, specs_of
 
-    pool = [bots] if isinstance(bots, str) else list(bots)
+    pool = specs_of(bots, "--bots")
     if gauntlet is not None and gauntlet not in pool:
         pool.append(gauntlet)
     if len(pool) < 2:

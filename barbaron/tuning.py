@@ -426,6 +426,7 @@ class TuneResult(RunResult):
         return self.summary["confirmation"]
 
     def games(self) -> pd.DataFrame:
+        """A tuning keeps no games (its trials keep only their tallies): raises ValueError."""
         raise ValueError("a tuning run keeps no games (its trials keep only their tallies)")
 
 

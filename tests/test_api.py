@@ -258,8 +258,21 @@ def test_bad_input_raises_a_usage_error(call, message):
 
 
 def test_an_unknown_run_option_is_a_type_error():
-    with pytest.raises(TypeError, match="unknown run option"):
+    """Named, with the options there are (it named an internal class: library QA)."""
+    with pytest.raises(TypeError, match="unknown argument 'wokers': the run options are .*workers"):
         api.play(["easy", "easy"], wokers=2)
+    with pytest.raises(TypeError, match="unknown argument 'bonus'"):
+        api.solve_seats("normal", bonus=[0])
+
+
+def test_a_bot_spec_that_is_not_text_is_one_clear_error():
+    from barbaron.registry import BotSpecError, make_bot
+
+    for spec in (5, None):
+        with pytest.raises(BotSpecError, match="a bot spec is text"):
+            make_bot(spec)
+    with pytest.raises(UsageError, match="--bots must be a bot spec"):
+        api.tournament(5, games=120)
 
 
 # --- hostile input: wrong types, disagreeing sizes, bad value lists -----------------------------
