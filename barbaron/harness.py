@@ -234,7 +234,10 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
             coins[r] = out.state.coins
             bars[r] = out.bars
         table = worth.sum(axis=2, keepdims=True)
-        worth_share = np.where(table > 0, worth * FIXED // np.maximum(table, 1), FIXED // players)
+        half = np.maximum(table, 1) // 2  # rounded to nearest (down, every share lost a hair)
+        worth_share = np.where(
+            table > 0, (worth * FIXED + half) // np.maximum(table, 1), FIXED // players
+        )
         # seat s in rotation r holds lineup position seat_bot[r, s]: gather by position
         seat_of_position = np.argsort(seat_bot, axis=1)  # (rotations, players)
         seat_worth = worth.sum(axis=1)  # (rotations, players): summed before the gather

@@ -114,6 +114,13 @@ def test_a_table_game_over_at_reset_still_pays_its_rewards():
     api_test(TableEnv(rules=rules), num_cycles=10)
 
 
+def test_default_opponents_fill_the_rules_table():
+    """SeatEnv(rules=Rules(players=2)) refused its own default of three Normal (library QA)."""
+    assert SeatEnv(rules=Rules(players=2)).batch.opponents[0].__class__.__name__ == "Normal"
+    assert len(SeatEnv(rules=Rules(players=3)).batch.opponents) == 2
+    assert SeatEnv().rules.players == 4
+
+
 def test_the_table_envs_action_space_samples_legal_actions():
     import copy
     import pickle

@@ -198,6 +198,8 @@ def test_identical_bots_get_equal_win_shares(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     a, b = summary["bots"]
     assert status == 0 and a["win_share"] == pytest.approx(0.25) == b["win_share"]
+    # rounded to nearest, not down (a bias of 1.2e-10 a game, library QA)
+    assert abs(a["worth_share"] - 0.25) < 1e-11 and abs(b["worth_share"] - 0.25) < 1e-11
 
 
 def test_the_same_bot_in_every_seat_plays_each_deal_once(tmp_path, capsys):

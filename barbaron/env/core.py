@@ -421,7 +421,8 @@ class BatchEnv:
     """Many games at once on the batch engine: one agent seat per game, bots in the others.
 
     ``opponents``: bot specs (or strategies) for the other seats, in turn order after the
-    agent's (default three Normal: four players); ``seat``: the agent's seat, or None for the
+    agent's (default Normal in every other seat of ``rules``' table, three without rules);
+    ``seat``: the agent's seat, or None for the
     harness's rotation (game g: deal g // players, the agent in seat g % players, as lineup
     position 0 in game g of ``barbaron play``; with a fixed seat, game g is deal g);
     ``reward``: ``"win"`` (final win share, R19) or ``"worth"`` (final worth share).
@@ -442,13 +443,15 @@ class BatchEnv:
 
     def __init__(
         self,
-        opponents: Sequence[str | Strategy] = ("normal", "normal", "normal"),
+        opponents: Sequence[str | Strategy] | None = None,
         *,
         rules: Rules | None = None,
         seat: int | None = None,
         reward: str = "win",
         autoreset: bool = True,
     ) -> None:
+        if opponents is None:  # Normal in every other seat of the table
+            opponents = ["normal"] * ((rules.players if rules else 4) - 1)
         players = len(opponents) + 1 if not isinstance(opponents, str | Strategy) else 0
         self.rules = rules or Rules(players=max(players, 2))
         self.opponents = make_opponents(opponents, self.rules.players)

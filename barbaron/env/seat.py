@@ -44,9 +44,10 @@ class LegalDiscrete(spaces.Discrete):
 class SeatEnv(gymnasium.Env):
     """The agent plays one seat of a game against bots; one step is one decision.
 
-    ``opponents``: bot specs for the other seats in turn order after the agent's (default three
-    Normal); ``seat``: the agent's seat, or None for the harness's rotation (``game % players``:
-    the agent sits where lineup position 0 sits in ``barbaron play``); ``rules``: the rules
+    ``opponents``: bot specs for the other seats in turn order after the agent's (default Normal
+    in every other seat of the rules' table: three at the standard game); ``seat``: the agent's
+    seat, or None for the harness's rotation (``game % players``: the agent sits where lineup
+    position 0 sits in ``barbaron play``); ``rules``: the rules
     (default: the standard game for that many players); ``reward``: ``"win"``, the final win
     share (R19), or ``"worth"``, the final worth share; 0 before the end.
 
@@ -71,7 +72,7 @@ class SeatEnv(gymnasium.Env):
 
     def __init__(
         self,
-        opponents: Sequence[str | Strategy] = ("normal", "normal", "normal"),
+        opponents: Sequence[str | Strategy] | None = None,
         *,
         seat: int | None = None,
         rules: Rules | None = None,
