@@ -234,6 +234,7 @@ def play_batch(
         raise ValueError(
             f"{rules.players} players need {rules.players} strategies, got {len(strategies)}"
         )
+    seed, games = checked_streams(strategies, seed, games)
     state = BatchState.start(rules, games)
     n, players = len(state.game), rules.players
     coins_trace = np.empty((n, rules.turn_slots, players), np.int32) if trace else None
@@ -244,6 +245,30 @@ def play_batch(
             if coins_trace is not None:
                 coins_trace[:, (round_number - 1) * players + seat] = state.coins
     return BatchOutcome(state, *holdings(state, players), coins_trace)
+
+
+def checked_streams(strategies: list, seed: object, games: object) -> tuple[int, np.ndarray]:
+    """The seed and the game numbers as the streams take them (a whole number each, from 0 to
+    2**63 - 1), else a ValueError; and strategies, not specs, else a TypeError (what a library
+    user passes by mistake: a spec, a float, a negative number)."""
+    from barbaron.config import MAX_INDEX
+    from barbaron.params import whole
+
+    for s in strategies:
+        if not all(callable(getattr(s, m, None)) for m in ("upgrade", "buy", "takeover")):
+            raise TypeError(
+                f"strategies are Strategy objects, one per seat, got {s!r} (build one from a "
+                "spec with barbaron.registry.make_bot)"
+            )
+    seed = whole(seed)
+    if not isinstance(seed, int) or not 0 <= seed < MAX_INDEX:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    numbers = np.asarray(games)
+    if numbers.dtype.kind not in "iu" or (
+        numbers.size and not (0 <= numbers.min() and numbers.max() < MAX_INDEX)
+    ):
+        raise ValueError("games must be whole numbers from 0 to 2**63 - 1 (game indices)")
+    return seed, numbers
 
 
 def kernel_state(state: BatchState, script: Script | None = None) -> KernelState:

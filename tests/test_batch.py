@@ -117,3 +117,20 @@ def test_different_seeds_and_games_give_different_games():
     b = play_batch(rules, lineup, 2, np.arange(200))
     assert not np.array_equal(a.state.coins, b.state.coins)
     assert len({tuple(r) for r in a.state.coins.tolist()}) > 190
+
+
+def test_the_engine_refuses_specs_and_numbers_the_streams_cannot_take():
+    """A spec for a strategy, a seed of 2**64 or -1, a fractional game: each one clear error
+    (an AttributeError, an OverflowError, or a game played silently before: library QA)."""
+    from barbaron.registry import make_bot
+
+    hard = [make_bot("hard")] * 4
+    with pytest.raises(TypeError, match="strategies are Strategy objects"):
+        play_batch(Rules(), ["hard"] * 4, 3, np.arange(2))
+    for seed in (2**64, -1, 1.5):
+        with pytest.raises(ValueError, match="seed must be a whole number"):
+            play_batch(Rules(), hard, seed, np.arange(2))
+    for games in (np.array([0.5]), np.array([-1]), np.array([2**63], dtype=np.uint64)):
+        with pytest.raises(ValueError, match="games must be whole numbers"):
+            play_batch(Rules(), hard, 3, games)
+    assert play_batch(Rules(), hard, np.int64(3), np.arange(2)).worth.shape == (2, 4)
