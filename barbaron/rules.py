@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from barbaron.params import whole
+from barbaron.params import listed, whole
 
 # --- The board (R1) -------------------------------------------------------------------------
 SPACE_NAMES: tuple[str, ...] = (
@@ -184,7 +184,7 @@ class Rules:
         if not 1 <= self.rounds <= 1000:
             raise ValueError(f"rules: rounds must be between 1 and 1000, got {self.rounds}")
         if self.seat_coins is not None:  # first: the flat fields may be copied from it
-            coins = self.seat_coins
+            coins = listed(self.seat_coins)  # a numpy array too
             if isinstance(coins, tuple | list):
                 coins = [whole(c) for c in coins]
             if not isinstance(coins, tuple | list) or not all(

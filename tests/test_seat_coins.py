@@ -38,6 +38,12 @@ def test_seat_coins_replace_the_flat_schedule_and_stay_hashable():
     assert [Rules(players=3).seat_start_coins(s) for s in range(3)] == [1000, 1100, 1200]
 
 
+def test_seat_coins_may_be_a_numpy_array():
+    import numpy as np
+
+    assert Rules(players=2, seat_coins=np.array([1000, 1100])).seat_coins == (1000, 1100)
+
+
 @pytest.mark.parametrize(
     "coins, message",
     [
