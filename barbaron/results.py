@@ -773,9 +773,17 @@ class RunFolder:
         )
         write_json(self.partial / "manifest.json", self.manifest)
         try:
-            if self.out.exists():  # only with --force, checked to be barbaron's
-                shutil.rmtree(self.out)
+            # the old results (only with --force, checked to be barbaron's) are moved aside
+            # whole and removed once the new are in place: a run killed in between leaves them
+            # beside a complete partial, which --resume --force moves in
+            replaced = self.out.with_name(f".{self.out.name}.replaced")
+            if self.out.exists():
+                if replaced.exists():
+                    shutil.rmtree(replaced)
+                os.replace(self.out, replaced)
             os.replace(self.partial, self.out)
+            if replaced.exists():
+                shutil.rmtree(replaced)
             shutil.rmtree(self.out / TALLIES)
         except OSError as e:
             raise ResultsError(

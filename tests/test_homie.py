@@ -182,7 +182,7 @@ def test_the_study_writes_its_curve(tmp_path):
     )
     points = summary["points"]
     assert [p["skill"] for p in points] == [round(0.1 * i, 1) for i in range(11)]
-    assert points[0]["bot"] == "homie:skill=0.0" and points[-1]["bot"] == "homie:skill=1.0"
+    assert points[0]["bot"] == "homie:skill=0" and points[-1]["bot"] == "homie:skill=1"
     # the rating is the Luce model's against three of the field: 400 log10(3 w / (1 - w))
     for p in points:
         w = p["win_share"]

@@ -902,3 +902,31 @@ def _status(pid: int) -> str:
     with contextlib.suppress(OSError):
         return Path(f"/proc/{pid}/status").read_text().lower()
     return "zombie"
+
+
+def test_force_keeps_the_old_results_whole_until_the_new_are_in_place(
+    tmp_path, capsys, monkeypatch
+):
+    """--force deleted the old folder, then moved the new one in: killed in between, neither
+    was usable and no command could go on (QA). Now the old one is moved aside whole first."""
+    out = tmp_path / "r"
+    argv = ["play", "--bots", "easy", "hard", "--games", "40", "--quiet", "--workers", "1"]
+    assert run(capsys, *argv, "--out", out)[0] == 0
+    old = (out / "summary.json").read_text()
+    real = os.replace
+
+    def fails_moving_the_new_in(src, dst):
+        if str(src).endswith(".partial"):
+            raise OSError(28, "No space left on device")  # as if killed there
+        return real(src, dst)
+
+    monkeypatch.setattr("barbaron.results.os.replace", fails_moving_the_new_in)
+    status, _, err = run(capsys, *argv, "--seed", "2", "--out", out, "--force")
+    assert status == 1 and one_line(err)
+    aside = tmp_path / ".r.replaced"
+    assert (aside / "summary.json").read_text() == old  # the old results, whole
+    monkeypatch.setattr("barbaron.results.os.replace", real)
+    status, _, err = run(capsys, *argv, "--seed", "2", "--out", out, "--resume", "--force")
+    assert status == 0, err
+    assert json.loads((out / "summary.json").read_text()) != json.loads(old)
+    assert not aside.exists()
