@@ -478,12 +478,15 @@ def check_writable(path: str, option: str, force: bool = False) -> None:
 
 
 def write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole (a temporary file renamed into place)."""
+    """Write ``text`` to ``path`` whole (a temporary file renamed into place); a failure names
+    ``path`` (a full disk said only "No space left on device")."""
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror or str(e), path) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

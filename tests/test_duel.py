@@ -192,3 +192,19 @@ def test_an_illegal_recorded_decision_names_the_file(tmp_path, capsys):
     for extra in ([], ["--check"]):
         status, _, err = run(capsys, "replay", str(path), *extra)
         assert status == 2 and err.startswith(f"error: {path}: ") and "bar 11" in err, err
+
+
+def test_a_file_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    """On a full disk duel --save and replay --html said only "No space left on device" (QA)."""
+    import errno
+
+    from barbaron import duel
+
+    def full(path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(duel, "open", full, raising=False)
+    target = tmp_path / "game.json"
+    with pytest.raises(OSError) as error:
+        duel.write_text(str(target), "{}")
+    assert error.value.filename == str(target) and not list(tmp_path.iterdir())
