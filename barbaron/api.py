@@ -236,7 +236,7 @@ def compare(
     so that where it stops does not depend on ``batch_size``: give none); otherwise
     ``max_games`` are played, rounded down to whole deals (a multiple of the rotations)."""
     from barbaron.harness import SHARE_SCALE, Arm
-    from barbaron.stats import Estimate, Sprt, estimate, score_to_elo
+    from barbaron.stats import Estimate, Sprt, difference_elo, estimate
 
     execution = execution_of(options)
     new = checked(new, "NEW", "text")
@@ -326,9 +326,8 @@ def compare(
                 "win_share_ci": list(diff.ci),
                 "deals": diff.deals,
                 "differing_deals": paired["differing"],
-                # the SPRT's scale: the Elo of the per-deal score 1/2 + difference / 2
-                "elo": score_to_elo(est.mean),
-                "elo_ci": [score_to_elo(min(max(x, 0.0), 1.0)) for x in est.ci],
+                "elo": difference_elo(diff.mean),  # the SPRT's scale
+                "elo_ci": [difference_elo(x) for x in diff.ci],
             },
         }
         if sprt is not None:

@@ -40,6 +40,7 @@ from barbaron.strategy import (
     Strategy,
     ask,
     describe,
+    is_strategy,
 )
 
 NO_DECISION = -1  # pending decision of a game whose landing opened none
@@ -255,7 +256,7 @@ def checked_streams(strategies: list, seed: object, games: object) -> tuple[int,
     from barbaron.params import whole
 
     for s in strategies:
-        if not all(callable(getattr(s, m, None)) for m in ("upgrade", "buy", "takeover")):
+        if not is_strategy(s):
             raise TypeError(
                 f"strategies are Strategy objects, one per seat, got {s!r} (build one from a "
                 "spec with barbaron.registry.make_bot)"

@@ -234,10 +234,8 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
             coins[r] = out.state.coins
             bars[r] = out.bars
         table = worth.sum(axis=2, keepdims=True)
-        half = np.maximum(table, 1) // 2  # rounded to nearest (down, every share lost a hair)
-        worth_share = np.where(
-            table > 0, (worth * FIXED + half) // np.maximum(table, 1), FIXED // players
-        )
+        whole = np.maximum(table, 1)  # worth shares rounded to nearest (down lost a hair each)
+        worth_share = np.where(table > 0, (worth * FIXED + whole // 2) // whole, FIXED // players)
         # seat s in rotation r holds lineup position seat_bot[r, s]: gather by position
         seat_of_position = np.argsort(seat_bot, axis=1)  # (rotations, players)
         seat_worth = worth.sum(axis=1)  # (rotations, players): summed before the gather

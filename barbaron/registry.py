@@ -415,7 +415,7 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
 
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
-    from barbaron.strategy import constructor_parameters
+    from barbaron.strategy import constructor_parameters, is_strategy
 
     if not isinstance(spec, str):
         raise BotSpecError(f"a bot spec is text like 'normal' or 'hard:risk=0', got {spec!r}")
@@ -451,7 +451,7 @@ def make_bot(spec: str) -> Strategy:
         _check_kind(spec, key, value, accepted[key])
     with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
         bot.spec = spec
-    if not all(callable(getattr(bot, m, None)) for m in ("upgrade", "buy", "takeover")):
+    if not is_strategy(bot):
         raise BotSpecError(
             f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, "
             "buy and takeover methods; subclass barbaron.strategy.Strategy)"

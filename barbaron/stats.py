@@ -162,6 +162,12 @@ def elo_to_score(elo: float) -> float:
     return 1 / (1 + 10 ** (-elo / 400))
 
 
+def difference_elo(difference: float) -> float:
+    """The Elo of the paired score 1/2 + ``difference`` / 2 (compare's scale, the SPRT's): a
+    difference of win shares, kept within -1 and 1; -inf and +inf at the ends."""
+    return score_to_elo(min(max(0.5 + difference / 2, 0.0), 1.0))
+
+
 def score_to_elo(score: float) -> float:
     """The Elo difference whose expected score is ``score`` (inverse of :func:`elo_to_score`;
     -inf and +inf at 0 and 1, nan where it is not a score)."""

@@ -71,6 +71,12 @@ def constructor_parameters(cls: type) -> list[inspect.Parameter]:
     return [p for p in list(signature.parameters.values())[1:] if p.kind not in variadic]
 
 
+def is_strategy(obj: object) -> bool:
+    """Whether ``obj`` (a strategy, or its class) answers the three questions: ``upgrade``,
+    ``buy`` and ``takeover`` (the duck type every engine asks)."""
+    return all(callable(getattr(obj, m, None)) for m in ("upgrade", "buy", "takeover"))
+
+
 def format_value(value: object) -> str:
     """A parameter value as a bot spec writes it (``None`` is ``none``, booleans ``true`` and
     ``false``)."""

@@ -54,6 +54,7 @@ from barbaron.strategy import (
     Mixed,
     Strategy,
     checked_answer,
+    is_strategy,
 )
 
 __all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strategy"]
@@ -395,15 +396,11 @@ class _Cast:
         out = []
         for seat, spec in enumerate(lineup):
             if spec is X:
-                instance = bot(seat) if callable(bot) and not _is_strategy(bot) else bot
+                instance = bot(seat) if callable(bot) and not is_strategy(bot) else bot
                 out.append(_Probe(instance, log))
             else:
                 out.append(self.companions[spec])
         return out
-
-
-def _is_strategy(obj: object) -> bool:
-    return all(callable(getattr(obj, m, None)) for m in ("upgrade", "buy", "takeover"))
 
 
 def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
@@ -415,7 +412,7 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
     if isinstance(bot, str):
         return bot, lambda: _build(bot), bot
     cls = bot if isinstance(bot, type) else type(bot)
-    if not _is_strategy(bot):
+    if not is_strategy(bot):
         raise UsageError(
             "check_strategy takes a bot spec (a string like 'normal'), a strategy class or a "
             f"strategy instance, got {bot!r}"

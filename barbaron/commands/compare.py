@@ -74,11 +74,10 @@ def tables(summary: dict) -> str:
         f"{', '.join(summary['field'])})"
     )
     if "elo" in diff:  # from the difference, as summary.json keeps an infinite Elo as null
-        from barbaron.stats import score_to_elo
+        from barbaron.stats import difference_elo
 
         elo, low, high = (
-            score_to_elo(min(max(0.5 + read_number(x) / 2, 0.0), 1.0))
-            for x in (diff["win_share"], *diff["win_share_ci"])
+            difference_elo(read_number(x)) for x in (diff["win_share"], *diff["win_share_ci"])
         )
         lines.append(
             f"Elo of NEW over BASE: {elo:+.1f}, 95% interval [{low:+.1f}, {high:+.1f}] (of the "

@@ -72,6 +72,19 @@ def _rating(row: dict) -> float:
     return -math.inf if row["win_share"] == 0 else math.inf if row["win_share"] == 1 else math.nan
 
 
+def _contrast(record: dict, weights: tuple[int, ...], by_bot: dict[str, float]) -> tuple[str, str]:
+    """A gap or a gap difference as printed: its value, ``weights`` on its ``bots``' ratings
+    (summary.json keeps an infinite one as null, the ratings tell it), and its interval."""
+    bots = record.get("bots") or ()
+    value = (
+        sum(w * by_bot[b] for w, b in zip(weights, bots, strict=True))
+        if bots and all(b in by_bot for b in bots)
+        else read_number(record["value"])
+    )
+    low, high = map(read_number, record["ci"])
+    return _signed(value), f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
+
+
 def tables(summary: dict) -> str:
     """The ratings table, the head-to-head matrix and the calibration table."""
     ratings = summary["ratings"]
@@ -100,25 +113,13 @@ def tables(summary: dict) -> str:
         )
         by_bot = {r["bot"]: _rating(r) for r in ratings}
         for g in summary["gaps"]:
-            low, high = map(read_number, g["ci"])
-            ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
-            below, above = g.get("bots") or (None, None)
-            value = (  # from the ratings: summary.json keeps an infinite gap as null
-                by_bot[above] - by_bot[below] if below in by_bot else read_number(g["value"])
-            )
-            lines.append(f"  {g['gap']:<{2 * width + 3}} {_signed(value):>8} {ci}")
+            value, ci = _contrast(g, (-1, 1), by_bot)  # the higher bot minus the lower
+            lines.append(f"  {g['gap']:<{2 * width + 3}} {value:>8} {ci}")
         if summary.get("gap_differences"):
             lines.append("each gap minus the one before (0 when the bots are evenly spaced):")
         for d in summary.get("gap_differences", []):
-            low, high = map(read_number, d["ci"])
-            ci = f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
-            first, middle, last = d.get("bots") or (None, None, None)
-            value = (  # from the ratings, as the gaps
-                (by_bot[last] - by_bot[middle]) - (by_bot[middle] - by_bot[first])
-                if first in by_bot
-                else read_number(d["value"])
-            )
-            lines.append(f"  {d['difference']}: {_signed(value)} {ci}")
+            value, ci = _contrast(d, (1, -2, 1), by_bot)  # (last - middle) - (middle - first)
+            lines.append(f"  {d['difference']}: {value} {ci}")
     lines.append(f"model: {summary['model']}")
     lines.append(f"intervals: {summary['interval']}")
     h2h = summary["head_to_head"]
