@@ -22,6 +22,7 @@ from typing import TextIO
 import numpy as np
 
 from barbaron import rules as R
+from barbaron.errors import UsageError
 from barbaron.reference import Event, Game, Outcome, worths
 from barbaron.rules import Rules
 from barbaron.strategy import (
@@ -90,6 +91,9 @@ class LineReader:
                 pass
 
 
+PIPED_REFUSALS = 5  # piped answers in a row that are not choices before the duel gives up
+
+
 class Console:
     """Where the duel prints and reads: asks a question until the answer is one of the choices."""
 
@@ -106,6 +110,7 @@ class Console:
         """Ask until ``parse`` accepts the line (it raises ValueError with a hint otherwise);
         Enter or the end of input gives ``default``; TimeoutError when the timer runs out."""
         deadline = None if self.timer is None else time.monotonic() + self.timer
+        refused = 0
         while True:
             print(prompt, end=" ", file=self.out, flush=True)
             left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
@@ -120,6 +125,12 @@ class Console:
             try:
                 return parse(line.strip())
             except ValueError as e:
+                refused += 1
+                if self.echo and refused == PIPED_REFUSALS:  # (`yes | barbaron duel` looped)
+                    raise UsageError(
+                        f"{refused} piped answers in a row are not choices here (the last: "
+                        f"{e}); give one answer per line, as the prompts ask"
+                    ) from None
                 self.say(f"  {e}; please answer again")
 
 
@@ -408,8 +419,8 @@ def play_duel(
         console.say(f"{timer:g} seconds per decision; then the autopilot plays it")
     try:
         outcome = game.play()
-    except StrategyError as e:  # the console's output closed (| head): not the user's seat
-        if isinstance(e.__cause__, BrokenPipeError):
+    except StrategyError as e:  # the console failed (output closed by | head, input refused)
+        if isinstance(e.__cause__, BrokenPipeError | UsageError):  # not the user's seat
             raise e.__cause__ from None
         raise
     console.say("")
@@ -455,8 +466,6 @@ def check_writable(path: str, option: str, force: bool = False) -> None:
     """A UsageError unless a file can be written at ``path`` (checked before any work): a file
     already there only with ``force``, and never something that is not a regular file."""
     from pathlib import Path
-
-    from barbaron.errors import UsageError
 
     if not str(path).strip():
         raise UsageError(f"{option} needs a file name")

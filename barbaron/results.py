@@ -111,12 +111,12 @@ def write_json(path: Path, data: object) -> None:
     (an interval of one deal, a rating of -inf) is written as null, since JSON has no NaN or
     Infinity and strict readers (JavaScript's ``JSON.parse``, DuckDB) refuse Python's."""
     text = json.dumps(strict_json(data), indent=2, allow_nan=False, default=_jsonable) + "\n"
-    with _written(path) as tmp:
+    with written(path) as tmp:
         tmp.write_text(text)
 
 
 @contextlib.contextmanager
-def _written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
+def written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
     """Write ``path`` through a temporary file that is renamed into place when the block ends;
     on any failure the temporary file is removed and an OS error names the path."""
     tmp = tmp or path.with_name(path.name + ".tmp")
@@ -209,7 +209,7 @@ def write_shard(job: Job, result: UnitResult, path: Path) -> None:
     table = rows_table(job, result.rows)
     encoding = {"game": "DELTA_BINARY_PACKED", "deal": "DELTA_BINARY_PACKED"}
     dictionary = [name for name in DICTIONARY_COLUMNS if name in table.column_names]
-    with _written(path, path.with_suffix(".tmp")) as tmp:
+    with written(path, path.with_suffix(".tmp")) as tmp:
         pq.write_table(
             table,
             tmp,
@@ -510,6 +510,7 @@ class RunFolder:
         self._writes: collections.deque[Future] = collections.deque()  # its pending writes
         self._write_error: BaseException | None = None  # a failed write not raised yet
         self.replayed = 0  # units of an interrupted run that were unreadable and are played again
+        self.complete = False  # the finished results are in place at out
         made = self._made = self._make_parents()
         self._lock = FolderLock(self.out)
         try:
@@ -705,7 +706,7 @@ class RunFolder:
         }
         arrays["unit"] = np.int64(result.unit)  # so that a tally copied to another name is found
         tally = self._tally(result.unit)
-        with _written(tally, tally.with_name(f"unit-{result.unit:07d}.tmp.npz")) as tmp:
+        with written(tally, tally.with_name(f"unit-{result.unit:07d}.tmp.npz")) as tmp:
             np.savez(tmp, **arrays)
         self._done.add(result.unit)
 
@@ -758,7 +759,7 @@ class RunFolder:
         write_json(self.partial / "summary.json", summary)
         _write_csv(self.partial / "summary.csv", table)
         for name, figure in plots:
-            with _written(self.partial / name, self.partial / f".{name}.tmp.png") as tmp:
+            with written(self.partial / name, self.partial / f".{name}.tmp.png") as tmp:
                 figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
         self.manifest.update(
             {
@@ -782,6 +783,7 @@ class RunFolder:
                     shutil.rmtree(replaced)
                 os.replace(self.out, replaced)
             os.replace(self.partial, self.out)
+            self.complete = True
             if replaced.exists():
                 shutil.rmtree(replaced)
             shutil.rmtree(self.out / TALLIES)
@@ -865,7 +867,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
     def cell(value: object) -> object:
         return "" if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
-    with _written(path) as tmp, open(tmp, "w", newline="") as f:
+    with written(path) as tmp, open(tmp, "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows([cell(row.get(key)) for key in columns] for row in flat)

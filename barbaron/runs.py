@@ -489,6 +489,13 @@ class Run:
         if error is None:
             return
         sink = self.sink
+        if getattr(sink, "complete", False) and isinstance(error, KeyboardInterrupt | OSError):
+            # stopped as it tidied up: the results are whole
+            sink.close()
+            stopped = isinstance(error, KeyboardInterrupt)
+            what = "interrupted" if stopped else os_message(error)
+            line = f"{what} after the run was complete: its results are in {sink.out}"
+            raise (RunInterrupted if stopped else RunFailed)(line) from None
         partial = getattr(sink, "partial", None)
         if partial is not None and not sink.done_units() and not self.execution.resume:
             sink.discard()  # nothing finished: leave nothing behind (the lock still held)
@@ -567,6 +574,9 @@ def _import_plots() -> None:
     in_background(load, "barbaron-import-plots")
 
 
+RESUME_ADVICE = "run the same command with --resume (in the library: resume=True) to continue"
+
+
 def raise_stopped(
     error: BaseException, kept: bool | None, kept_text: str, unit: str, holder: str
 ) -> None:
@@ -576,10 +586,7 @@ def raise_stopped(
     else is left to propagate."""
     from barbaron.strategy import IllegalDecision, StrategyError
 
-    resume = (
-        f"{kept_text} (its manifest says partial); run the same command with --resume "
-        "(in the library: resume=True) to continue"
-    )
+    resume = f"{kept_text} (its manifest says partial); {RESUME_ADVICE}"
     if isinstance(error, IllegalDecision | StrategyError) and kept:
         raise type(error)(
             f"{error}; {kept_text}: fix the bot and start afresh with --force (--resume "

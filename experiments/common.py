@@ -8,8 +8,21 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.results import write_json, written
+from barbaron.runs import RESUME_ADVICE
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+RECORD = "arguments.json"  # in a finished sub-run's folder: what played it, compared on reuse
+STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
 
 
 def run(
@@ -19,18 +32,79 @@ def run(
     workers: int,
     force: bool = False,
     quiet: bool = True,
+    record: dict | None = None,
     **arguments: object,
 ) -> dict:
-    """``function(**arguments)`` (a ``barbaron.api`` function) into the results folder ``out``,
-    unless ``out`` already holds a finished run (or ``force``); return its summary.json. A
-    finished run is reused as it is, whatever arguments played it, and the line says so."""
-    if force or not (out / "summary.json").exists():
-        shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
-        print(f">>> api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
-        function(**arguments, out=out, workers=workers, force=True, progress=not quiet)
-    else:
-        print(f">>> reusing {out} (played earlier; --force plays it again)", flush=True)
+    """``function(**arguments)`` (a ``barbaron.api`` function) into the results folder ``out``;
+    its summary.json. A finished run is reused when its arguments.json holds the same
+    ``record`` (the function and its arguments, updated with ``record``); one played otherwise
+    stops the study with one line, unless ``force`` plays it again; an interrupted one
+    (``OUT.partial``) is continued. Keys of arguments.json beyond the record are notes (say, a
+    ``provenance``) and kept; its manifest.json says how long the run took."""
+    record = json.loads(json.dumps({"function": function.__name__, **arguments} | (record or {})))
+    done = (out / "summary.json").exists()
+    if done and not force:
+        had = recorded(out)
+        if had is not None and {key: had.get(key) for key in record} == record:
+            print(f">>> reusing {out} (played earlier; --force plays it again)", flush=True)
+            return json.loads((out / "summary.json").read_text())
+        raise UsageError(
+            f"{out} was played with {difference(had, record)}: add --force to play it again "
+            "or give another --out"
+        )
+    partial = out.with_name(out.name + ".partial")
+    resume = not force and partial.exists()
+    shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+    verb = "continuing " if resume else ""
+    print(f">>> {verb}api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
+    (out / RECORD).unlink(missing_ok=True)  # --force replaces a folder of barbaron's files only
+    try:
+        function(
+            **arguments,
+            out=out,
+            workers=workers,
+            force=force or out.exists(),
+            resume=resume,
+            progress=not quiet,
+        )
+    except (RunInterrupted, RunFailed) as e:  # this script, not barbaron's, is what to rerun
+        raise type(e)(str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)) from None
+    write_json(out / RECORD, record)
     return json.loads((out / "summary.json").read_text())
+
+
+def recorded(out: Path) -> dict | None:
+    """The arguments.json of the sub-run folder ``out``, None when there is none to read."""
+    try:
+        had = json.loads((out / RECORD).read_text())
+    except (OSError, ValueError):
+        return None
+    return had if isinstance(had, dict) else None
+
+
+def difference(had: dict | None, now: dict) -> str:
+    """The first argument in which a recorded sub-run differs from ``now``, as a phrase."""
+    if had is None:
+        return f"arguments it does not record (no readable {RECORD})"
+    key = next(key for key, value in now.items() if had.get(key) != value)
+    return f"{key}={had.get(key)!r} (now {now[key]!r})"
+
+
+def write_csv(table: pd.DataFrame, path: Path) -> None:
+    """``table`` as CSV at ``path``, written whole or not at all (a temporary file renamed)."""
+    with written(path) as tmp:
+        table.to_csv(tmp, index=False)
+
+
+def save_figure(figure: Figure, path: Path, **options: object) -> None:
+    """``figure`` as a PNG at ``path``, written whole or not at all, and closed."""
+    import matplotlib.pyplot as plt
+
+    try:
+        with written(path, path.with_name(f".{path.name}.tmp.png")) as tmp:
+            figure.savefig(tmp, format="png", **options)
+    finally:
+        plt.close(figure)
 
 
 def script(main: Callable[[], int]) -> None:
@@ -59,8 +133,6 @@ def output_file(path: Path, option: str = "--out") -> Path:
     """``path``, a file a script writes at its end, made ready before its work starts: its
     folder created, and a name that cannot be written refused in one line (not after an hour of
     training)."""
-    from barbaron.errors import UsageError
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):

@@ -29,6 +29,7 @@ from barbaron import odds
 from barbaron import rules as R
 from barbaron.reference import Game
 from barbaron.registry import make_bot
+from barbaron.results import written
 from barbaron.rules import Rules
 from barbaron.streams import SeededChance
 from experiments import common
@@ -168,15 +169,17 @@ def main(argv: list[str] | None = None) -> int:
             for s in range(R.N_SPACES)
         ]
     )
-    landings.to_csv(args.out / "landings.csv", index=False)
-    landing_test(counts, exact, deviation_sum, deviation_squares, args.games).to_csv(
-        args.out / "landing_test.csv", index=False
+    common.write_csv(landings, args.out / "landings.csv")
+    common.write_csv(
+        landing_test(counts, exact, deviation_sum, deviation_squares, args.games),
+        args.out / "landing_test.csv",
     )
     spells = pd.DataFrame(spells)
     spells["invested"] = spells["cost"] + spells["upgrades"]
     spells["tabs_per_coin"] = spells["tabs"] / spells["invested"]
     spells["paid_back"] = spells["tabs"] >= spells["cost"]
-    spells.to_parquet(args.out / "spells.parquet", index=False)
+    with written(args.out / "spells.parquet") as tmp:
+        spells.to_parquet(tmp, index=False)
 
     bought = spells[spells["how"] == "buy"]
     summary = {
@@ -190,12 +193,14 @@ def main(argv: list[str] | None = None) -> int:
         .agg(**summary, mean_round=("round", "mean"))
         .reset_index()
     )
-    bars.to_csv(args.out / "bars.csv", index=False)
-    bought.groupby("district", sort=False).agg(**summary).reset_index().to_csv(
-        args.out / "districts.csv", index=False
+    common.write_csv(bars, args.out / "bars.csv")
+    common.write_csv(
+        bought.groupby("district", sort=False).agg(**summary).reset_index(),
+        args.out / "districts.csv",
     )
-    bought.groupby(["bar", "bar_name", "round"]).agg(**summary).reset_index().to_csv(
-        args.out / "payback_by_round.csv", index=False
+    common.write_csv(
+        bought.groupby(["bar", "bar_name", "round"]).agg(**summary).reset_index(),
+        args.out / "payback_by_round.csv",
     )
     taken = spells[spells["how"] == "takeover"].copy()
     taken["premium"] = taken["cost"] - taken["value_at_start"]
@@ -211,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         .reset_index()
     )
-    takeovers.to_csv(args.out / "takeovers.csv", index=False)
+    common.write_csv(takeovers, args.out / "takeovers.csv")
     plot(args.out, landings, bought, taken)
     print(bars.round(3).to_string(index=False))
     return 0
@@ -265,8 +270,7 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
     ax.set_ylabel("share of rolled turns ending here")
     ax.legend()
     ax.set_title("Where turns end")
-    fig.savefig(out / "landing_frequency.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, out / "landing_frequency.png", dpi=110, bbox_inches="tight")
 
     grid = bought.pivot_table(
         index="bar_name", columns="round", values="tabs_per_coin", aggfunc="mean"
@@ -278,8 +282,7 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
     ax.set_xlabel("round of purchase")
     ax.set_title("Tabs earned per coin invested, by bar and round of purchase")
     fig.colorbar(im)
-    fig.savefig(out / "payback.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, out / "payback.png", dpi=110, bbox_inches="tight")
 
     fig, ax = plt.subplots(figsize=(8, 4))
     for label, rows in (
@@ -295,8 +298,7 @@ def plot(out: Path, landings: pd.DataFrame, bought: pd.DataFrame, taken: pd.Data
     ax.set_ylabel("tabs earned after - premium paid (coins)")
     ax.legend()
     ax.set_title("When takeovers pay (premium = cost - value, which goes to the rival)")
-    fig.savefig(out / "takeovers.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, out / "takeovers.png", dpi=110, bbox_inches="tight")
 
 
 if __name__ == "__main__":

@@ -203,8 +203,7 @@ def plot(out: Path, table: pd.DataFrame) -> None:
     ax.set_ylabel("rating step (95% interval, paired)")
     ax.set_title("each step of 0.1")
     fig.tight_layout()
-    fig.savefig(out / "curve.png", dpi=110)
-    plt.close(fig)
+    common.save_figure(fig, out / "curve.png", dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,7 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_dial")
-    parser.add_argument("--force", action="store_true", help="replay the finished sweep")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="play finished sub-runs again (needed when they were played with other arguments)",
+    )
     args = parser.parse_args(argv)
     games = args.games - args.games % PLAYERS
     args.out.mkdir(parents=True, exist_ok=True)
@@ -234,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
     )
     table, fit = curve(summary, folder, games)
-    table.to_csv(args.out / "curve.csv", index=False)
+    common.write_csv(table, args.out / "curve.csv")
     plot(args.out, table)
     steps = table.iloc[1:]
     command = f"python -m experiments.homie_dial --games {games} --seed {args.seed}"

@@ -639,8 +639,7 @@ def plot_all(
     ax.axvline(0, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel("rating, Hard = 0 (Elo-like, 95% interval)")
     ax.set_title("The ladder: every registered bot (Homie presets in red)")
-    fig.savefig(out / "ratings.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, out / "ratings.png", dpi=110, bbox_inches="tight")
 
     rows = grid.iloc[::-1]
     y = np.arange(len(rows))
@@ -663,8 +662,7 @@ def plot_all(
     ax.set_xlabel("rating, Hard = 0 (Elo-like, 95% interval)")
     ax.set_title("Hard against every simple policy")
     ax.legend(loc="lower left")
-    fig.savefig(out / "policies.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, out / "policies.png", dpi=110, bbox_inches="tight")
 
     grid2 = ones.pivot(index="bot", columns="field", values="win_share").loc[BOTS, BOTS]
     fig, ax = plt.subplots(figsize=(6.5, 5))
@@ -678,8 +676,7 @@ def plot_all(
     ax.set_ylabel("one")
     ax.set_title("Win share of one bot against three of another (fair 0.25)")
     fig.colorbar(im)
-    fig.savefig(out / "one_vs_three.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, out / "one_vs_three.png", dpi=110, bbox_inches="tight")
 
     groups = list(sweep.groupby(["bot", "param"], sort=False))
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
@@ -691,8 +688,7 @@ def plot_all(
         ax.set_xlabel(param)
         ax.set_ylabel("win share")
     fig.tight_layout()
-    fig.savefig(out / "sweeps.png", dpi=110)
-    plt.close(fig)
+    common.save_figure(fig, out / "sweeps.png", dpi=110)
 
 
 def command_of(args: argparse.Namespace, defaults: dict) -> str:
@@ -743,7 +739,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_ladder")
-    parser.add_argument("--force", action="store_true", help="replay finished runs")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="play finished sub-runs again (needed when they were played with other arguments)",
+    )
     parser.add_argument(
         "--tune",
         action="store_true",
@@ -763,14 +763,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     table, record, fit = ladder(args)
-    table.to_csv(args.out / "ratings.csv", index=False)
+    common.write_csv(table, args.out / "ratings.csv")
     grid = policies(args)
-    grid.to_csv(args.out / "policies.csv", index=False)
+    common.write_csv(grid, args.out / "policies.csv")
     pairs, ones = matrix(args)
-    pairs.to_csv(args.out / "pairs.csv", index=False)
-    ones.to_csv(args.out / "one_vs_three.csv", index=False)
+    common.write_csv(pairs, args.out / "pairs.csv")
+    common.write_csv(ones, args.out / "one_vs_three.csv")
     sweep = sweeps(args)
-    sweep.to_csv(args.out / "sweeps.csv", index=False)
+    common.write_csv(sweep, args.out / "sweeps.csv")
     tune_path = args.out / "tune.json"
     tune = json.loads(tune_path.read_text()) if tune_path.exists() else None
     if tune is not None:
@@ -778,7 +778,7 @@ def main(argv: list[str] | None = None) -> int:
     preset, rows = presets(table, fit, grid, beginner_check(pairs, ones), tune)
     preset = {"command": command_of(args, defaults)} | preset
     write_json(args.out / "presets.json", preset)
-    rows.to_csv(args.out / "presets.csv", index=False)
+    common.write_csv(rows, args.out / "presets.csv")
     summary = {
         "study": "how far apart are the Homies: a rated ladder of every bot, Hard against every "
         "simple policy, the presets",

@@ -36,27 +36,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=common.count, default=1)
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
-    parser.add_argument("--force", action="store_true", help="replay finished runs")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="play finished sub-runs again (needed when they were played with other arguments)",
+    )
     args = parser.parse_args(argv)
     ks = args.rollouts
     rows = []
     for k in ks:
         folder = args.out / "runs" / f"mc-k{k}"
-        if args.force or not (folder / "summary.json").exists():
-            print(f">>> mc:rollouts={k} against 3 {FIELD}, {args.games:,} games", flush=True)
-            result = api.play(
-                [f"mc:rollouts={k}", FIELD, FIELD, FIELD],
-                games=args.games,
-                seed=args.seed,
-                workers=args.workers,
-                out=folder,
-                force=True,
-                progress=False,
-            )
-            speed = result.games_now / result.seconds / args.workers
-            (folder.parent / f"mc-k{k}.speed.json").write_text(json.dumps({"speed": speed}))
-        summary = json.loads((folder / "summary.json").read_text())
-        speed = json.loads((folder.parent / f"mc-k{k}.speed.json").read_text())["speed"]
+        summary = common.run(
+            api.play,
+            folder,
+            workers=args.workers,
+            force=args.force,
+            bots=[f"mc:rollouts={k}", FIELD, FIELD, FIELD],
+            games=args.games,
+            seed=args.seed,
+        )
+        manifest = json.loads((folder / "manifest.json").read_text())
+        speed = manifest["games_per_second"] / manifest["workers"]
         mc = summary["bots"][0]
         rows.append(
             {
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     table = pd.DataFrame(rows)
-    table.to_csv(args.out / "mc_budget.csv", index=False)
+    common.write_csv(table, args.out / "mc_budget.csv")
     print(table.to_string(index=False))
     plot(table, args.out / "mc_budget.png")
     return 0
@@ -100,8 +100,7 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     speed.set_yscale("log")
     ax.set_title("mc: strength against time")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    common.save_figure(fig, path, dpi=120)
 
 
 if __name__ == "__main__":

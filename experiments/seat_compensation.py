@@ -30,15 +30,15 @@ Writes ``OUT/<table>/`` (the seats command's folder for each table), ``OUT/solve
 and, in ``OUT/``: ``seats.csv`` (every table, bonus and seat),
 ``even.csv`` (one row per table), ``solved.csv`` (one row per solved table and seat),
 ``tables.json`` (every table's bots as resolved now and what was played), ``even_bonus.png``
-and ``solved.png``. A finished folder is reused when its ``table.json`` records the same bots
-(resolved to their parameters), grid, games and seed; otherwise it is played again. Re-running
-with the same arguments reproduces every number exactly.
+and ``solved.png``. A finished folder is reused when its ``arguments.json`` records the same
+bots (resolved to their parameters), grid, games, seed and rounds; a folder played otherwise
+stops the study with one line (``--force`` plays every table again; or give another ``--out``).
+Re-running with the same arguments reproduces every number exactly.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,45 +193,15 @@ def resolved(spec: str) -> str:
     return text
 
 
-def record_of(table: Table, **played: object) -> dict:
-    """What a folder must have been played with to be reused: the table's bots resolved to
-    their parameters now, and the run's arguments."""
+def record_of(table: Table) -> dict:
+    """What a folder's table must have been played with to be reused, besides the run's
+    arguments: its bots resolved to their parameters now."""
     return {
         "table": table.name,
         "label": table.label,
         "bots": list(table.bots),
         "resolved": [resolved(b) for b in table.bots],
-        **played,
     }
-
-
-def reuse_or_play(function, out: Path, record: dict, args: argparse.Namespace, **arguments):
-    """``run(function, ...)`` into ``out``, replaying a finished folder whose ``table.json``
-    does not match ``record`` (other bots, grid, games or seed; or none recorded)."""
-    stale = False
-    if (out / "summary.json").exists() and not args.force:
-        try:
-            had = json.loads((out / "table.json").read_text())
-        except (OSError, ValueError):
-            had = None
-        had = None if had is None else {"rounds": 10, **had}  # (folders from before --rounds)
-        mine = {k: v for k, v in (had or {}).items() if k in record}
-        stale = mine != record
-        if stale:
-            print(f"{out}: played with other bots or arguments than now: playing it again")
-    if args.force or stale:  # barbaron replaces only a folder of its own files
-        (out / "table.json").unlink(missing_ok=True)
-    summary = run(
-        function,
-        out,
-        workers=args.workers,
-        force=args.force or stale,
-        quiet=args.quiet,
-        **arguments,
-    )
-    if not (out / "table.json").exists() or args.force or stale:
-        write_json(out / "table.json", record)
-    return summary
 
 
 def whole_rotations(table: Table, games: int) -> int:
@@ -247,12 +217,13 @@ def games_of(table: Table, args: argparse.Namespace) -> int:
 def run_table(table: Table, args: argparse.Namespace) -> dict:
     """Play one table over its bonuses (or reuse a finished folder) and return its summary."""
     games = games_of(table, args)
-    record = record_of(table, bonus=table.bonus, games=games, seed=args.seed, rounds=args.rounds)
-    return reuse_or_play(
+    return run(
         api.seats,
         args.out / table.name,
-        record,
-        args,
+        workers=args.workers,
+        force=args.force,
+        quiet=args.quiet,
+        record=record_of(table),
         bots=list(table.bots),
         bonus=table.bonus,
         games=games,
@@ -265,12 +236,13 @@ def run_solve(table: Table, args: argparse.Namespace) -> dict:
     """Solve one table's per-seat start coins and confirm them (or reuse a finished folder)."""
     search = whole_rotations(table, args.search_games or SOLVES[table.name])
     games = whole_rotations(table, args.solve_games)
-    record = record_of(table, games=games, search_games=search, seed=args.seed, rounds=args.rounds)
-    return reuse_or_play(
+    return run(
         api.solve_seats,
         args.out / "solved" / table.name,
-        record,
-        args,
+        workers=args.workers,
+        force=args.force,
+        quiet=args.quiet,
+        record=record_of(table),
         bots=list(table.bots),
         games=games,
         search_games=search,
@@ -283,12 +255,13 @@ def run_flat(table: Table, bonus: int, args: argparse.Namespace) -> dict:
     """The flat step ``bonus`` on the solved schedule's confirmation deals (seed + 1, as many
     games): the flat rule and the shaped schedule compared on the same fresh deals."""
     games = whole_rotations(table, args.solve_games)
-    record = record_of(table, bonus=bonus, games=games, seed=args.seed + 1, rounds=args.rounds)
-    return reuse_or_play(
+    return run(
         api.seats,
         args.out / "flat" / table.name,
-        record,
-        args,
+        workers=args.workers,
+        force=args.force,
+        quiet=args.quiet,
+        record=record_of(table),
         bots=list(table.bots),
         bonus=[bonus],
         games=games,
@@ -452,7 +425,11 @@ def main(argv: list[str] | None = None) -> int:
         help="results folder (default results/seat_compensation, or "
         "results/seat_compensation-R-rounds for other --rounds)",
     )
-    parser.add_argument("--force", action="store_true", help="replay tables already finished")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="play finished sub-runs again (needed when they were played with other arguments)",
+    )
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
         "--tables",
@@ -495,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         seats, row = table_rows(table, run_table(table, args))
         seats_rows += seats
         even_rows.append(row)
-        records[table.name] = json.loads((args.out / table.name / "table.json").read_text())
+        records[table.name] = common.recorded(args.out / table.name)
     even = pd.DataFrame(even_rows)
     for name in solves:
         table = BY_NAME[name]
@@ -504,11 +481,9 @@ def main(argv: list[str] | None = None) -> int:
         summary = run_solve(table, args)
         solved += solved_rows(table, summary, flat, run_flat(table, step, args))
         for kind in ("solved", "flat"):
-            records[f"{kind}/{name}"] = json.loads(
-                (args.out / kind / name / "table.json").read_text()
-            )
-    pd.DataFrame(seats_rows).to_csv(args.out / "seats.csv", index=False)
-    even.to_csv(args.out / "even.csv", index=False)
+            records[f"{kind}/{name}"] = common.recorded(args.out / kind / name)
+    common.write_csv(pd.DataFrame(seats_rows), args.out / "seats.csv")
+    common.write_csv(even, args.out / "even.csv")
     write_json(args.out / "tables.json", records)
     plot_even(even, args.out / "even_bonus.png")
     shown = [
@@ -523,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     print(even[shown].to_string(index=False))
     if solved:
         solved = pd.DataFrame(solved)
-        solved.to_csv(args.out / "solved.csv", index=False)
+        common.write_csv(solved, args.out / "solved.csv")
         plot_solved(solved, args.out / "solved.png")
         shown = [
             "table",
@@ -576,8 +551,7 @@ def plot_even(even: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("flat seat bonus at which the seats come out even (95% interval)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the points
     ax.set_title("Fair seat bonus per table")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 def plot_solved(solved: pd.DataFrame, path: Path) -> None:
@@ -618,8 +592,7 @@ def plot_solved(solved: pd.DataFrame, path: Path) -> None:
     right.set_ylabel("win share - 1/players (percentage points)")
     right.set_title("Fresh deals: solved (dots, 95% intervals) and flat step (crosses)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    common.save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 if __name__ == "__main__":

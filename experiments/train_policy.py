@@ -138,7 +138,7 @@ def write_curve(rows: list[dict], folder: Path) -> None:
 
     folder.mkdir(parents=True, exist_ok=True)
     df = pd.DataFrame(rows)
-    df.to_csv(folder / "training_curve.csv", index=False)
+    common.write_csv(df, folder / "training_curve.csv")
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(df.generation, df.pop_mean, label="population mean (training games)")
     ax.plot(df.generation, df.pop_best, label="best candidate (training games)", alpha=0.6)
@@ -150,8 +150,7 @@ def write_curve(rows: list[dict], folder: Path) -> None:
     ax.set_title("policy: CMA-ES through BatchEnv")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(folder / "training_curve.png", dpi=120)
-    plt.close(fig)
+    common.save_figure(fig, folder / "training_curve.png", dpi=120)
     print(f"wrote {folder / 'training_curve.csv'} and training_curve.png")
 
 

@@ -26,6 +26,7 @@ from barbaron.bots import value
 
 from barbaron.batch import BatchState, kernel_state, play_slot, worth
 from barbaron.registry import make_bot
+from barbaron.results import written
 from barbaron.rules import Rules
 from experiments import common
 
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     common.output_file(args.out)
     start = time.perf_counter()
     data = train(args.games, args.seed)
-    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    with written(args.out) as tmp:
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
     t = data["trained"]
     print(
         f"{t['positions']:,} positions of {args.games:,} games; log-loss {t['log_loss_train']:.4f}"

@@ -208,3 +208,13 @@ def test_a_file_that_cannot_be_written_is_named(tmp_path, monkeypatch):
     with pytest.raises(OSError) as error:
         duel.write_text(str(target), "{}")
     assert error.value.filename == str(target) and not list(tmp_path.iterdir())
+
+
+def test_piped_answers_that_are_never_choices_end_the_duel_in_one_line(capsys, monkeypatch):
+    """`yes | barbaron duel` asked again forever, at millions of lines a second (QA): piped
+    input that gives no choice five times in a row ends the duel as a usage error."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n" * 1000))
+    status, out, err = run(capsys, "duel", "--homies", "easy", "--seed", "3", "--seat", "0")
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "5 piped answers in a row are not choices here" in err
+    assert out.count("please answer again") == 4

@@ -16,6 +16,7 @@ from barbaron.harness import rotated
 from barbaron.registry import make_bot
 from barbaron.replay import replay_game
 from barbaron.rules import Rules
+from barbaron.strategy import Strategy, StrategyError
 
 LINEUP = ("easy", "normal", "hard", "shark")  # the agent imitates lineup position 0
 SEED = 20261130
@@ -358,3 +359,99 @@ def test_a_game_that_never_asks_the_agent_starts_already_decided():
     assert not any(table.terminations.values()) and table.agent_selection == "seat_0"
     table.step(0)
     assert all(table.terminations.values())
+
+
+class _FailsOnce(Strategy):
+    """Buys everything, but raises at its ``fail_at``-th buy question (a flaky plugin)."""
+
+    def __init__(self, fail_at: int = 3) -> None:
+        self.fail_at, self.calls = fail_at, 0
+
+    def upgrade(self, view, games):
+        return np.full(games.size, -1, dtype=np.int8)
+
+    def buy(self, view, games, bars):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise RuntimeError("transient")
+        return np.ones(games.size, dtype=bool)
+
+    def takeover(self, view, games, bars):
+        return np.zeros(games.size, dtype=bool)
+
+
+def test_after_an_error_mid_game_the_env_refuses_to_step_instead_of_ending_the_game():
+    """A bot that raised inside a step left the play's generator dead, and the next step took
+    that for the end of the game: done, with the rewards and worths of a half-played game
+    (QA). The next step now refuses and says to reset; a reset starts afresh."""
+    env = BatchEnv([_FailsOnce(), "normal", "normal"], seat=1)
+    env.reset(1, 8)
+    with pytest.raises(StrategyError, match="transient"):
+        for _ in range(200):
+            env.step(np.zeros(8, dtype=np.int64))
+    with pytest.raises(IllegalAction, match="call reset"):
+        env.step(np.zeros(8, dtype=np.int64))
+    env.reset(1, 8)
+    for _ in range(400):
+        *_, done, info = env.step(np.zeros(8, dtype=np.int64))
+        if done.all():
+            break
+    assert done.all() and (info["final_worth"].sum(axis=1) > 0).all()
+
+
+def test_a_reset_that_fails_leaves_no_game_to_step():
+    """A bot raising as the new games start left the old table in place: stepping played on
+    the game before the failed reset."""
+    env = BatchEnv([_FailsOnce(fail_at=1), "normal", "normal"], seat=0)
+    with pytest.raises(StrategyError):
+        for game in range(50):  # until the first buy question comes before the agent's
+            env.reset(1, 1, first_game=game)
+    with pytest.raises(IllegalAction, match="before reset"):
+        env.step(np.zeros(1, dtype=np.int64))
+
+
+def test_bots_inside_the_env_cannot_write_the_game_state():
+    """barbaron play made the state read-only while a bot decides; the env did not, and a bot
+    could give itself coins through its view's base array (QA)."""
+
+    class Cheat(_FailsOnce):
+        def buy(self, view, games, bars):
+            base = view.coins
+            while base.base is not None:
+                base = base.base
+            base[...] += 100_000
+            return np.ones(games.size, dtype=bool)
+
+    env = SeatEnv(["normal", Cheat(), "normal"], seat=0)
+    env.reset(seed=3)
+    with pytest.raises(StrategyError, match="read-only"):
+        for _ in range(200):
+            env.step(env.actions_of("normal"))
+
+
+def test_game_numbers_stay_below_2_to_the_63():
+    """Games past 2**63 - 1 wrapped to negative deals, and the next reset crashed (QA)."""
+    last = 2**63 - 1
+    with pytest.raises(ValueError, match="past the last game number"):
+        BatchEnv().reset(0, 4, first_game=last - 2)
+    with pytest.raises(ValueError, match="past the last game number"):
+        BatchEnv().reset(0, 1, first_game=2**64)
+    with pytest.raises(ValueError, match="seed must be"):
+        BatchEnv().reset(True, 1)
+    env = BatchEnv(seat=0)
+    env.reset(0, 1, first_game=last)  # the very last game plays; autoreset stops after it
+    for _ in range(400):
+        *_, done, _ = env.step(np.zeros(1, dtype=np.int64))
+        if done.all():
+            break
+    assert done.all()
+    with pytest.raises(IllegalAction, match="games are over"):
+        env.step(np.zeros(1, dtype=np.int64))
+    seat_env = SeatEnv()
+    seat_env.reset(seed=0, options={"game": last})
+    with pytest.raises(ValueError, match="last game"):
+        seat_env.reset()
+    with pytest.raises(ValueError, match="seed must be"):
+        SeatEnv().reset(seed=True)
+    with pytest.raises(IllegalAction, match="observe before reset"):
+        TableEnv().observe("seat_0")

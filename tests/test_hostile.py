@@ -930,3 +930,25 @@ def test_force_keeps_the_old_results_whole_until_the_new_are_in_place(
     assert status == 0, err
     assert json.loads((out / "summary.json").read_text()) != json.loads(old)
     assert not aside.exists()
+
+
+def test_ctrl_c_as_a_finished_run_tidies_up_says_the_results_are_complete(
+    tmp_path, capsys, monkeypatch
+):
+    """A Ctrl-C once the folder had been moved into place said 'interrupted before any game
+    finished; nothing was written' beside complete results (QA). It now says where they are."""
+    real = shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if Path(path).name == results.TALLIES:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(results.shutil, "rmtree", rmtree)
+    out = tmp_path / "done"
+    status, _, err = run(capsys, *PLAY, "--workers", "1", "--out", out)
+    assert status == 130 and one_line(err), err
+    assert f"after the run was complete: its results are in {out}" in err
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+    assert not (tmp_path / "done.partial").exists()
+    assert not list(tmp_path.glob("*.lock"))

@@ -1,6 +1,8 @@
 """The studies run from the command line on a tiny scale, and every notebook executes on them."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -8,10 +10,12 @@ import pandas as pd
 import pytest
 from nbclient import NotebookClient
 
+from barbaron.errors import UsageError
 from barbaron.registry import make_bot
 from experiments import game_rewards, homie_ladder, seat_compensation
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
 
 
 @pytest.fixture(scope="module")
@@ -66,18 +70,15 @@ def tiny_results(tmp_path_factory):
 
 def test_seat_compensation_takes_the_long_night(tmp_path, capsys):
     """--rounds plays every table under that many rounds, recorded so that a folder of other
-    rounds is played again, never reused (the Long night was not covered, QA)."""
+    rounds is never reused (the Long night was not covered, QA)."""
     argv = ["--tables", "hard-2p", "--solves", "none", "--games", "600", "--workers", "1"]
     assert seat_compensation.main([*argv, "--rounds", "3", "--out", str(tmp_path)]) == 0
     folder = tmp_path / "hard-2p"
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["points"][0]["arm"]["rules"]["rounds"] == 3
-    assert json.loads((folder / "table.json").read_text())["rounds"] == 3
-    capsys.readouterr()
-    assert seat_compensation.main([*argv, "--out", str(tmp_path)]) == 0  # 10 rounds now
-    assert "played with other bots or arguments than now" in capsys.readouterr().out
-    summary = json.loads((folder / "summary.json").read_text())
-    assert summary["points"][0]["arm"]["rules"]["rounds"] == 10
+    assert json.loads((folder / "arguments.json").read_text())["rounds"] == 3
+    with pytest.raises(UsageError, match=r"played with rounds=3 \(now 10\)"):
+        seat_compensation.main([*argv, "--out", str(tmp_path)])  # 10 rounds now
 
 
 def test_studies_write_their_tables(tiny_results):
@@ -159,13 +160,25 @@ def test_a_rerun_reproduces_the_numbers_exactly(tiny_results, tmp_path):
     )
 
 
-def test_a_folder_played_with_other_arguments_is_played_again(tmp_path):
+def test_a_folder_played_with_other_arguments_is_replaced_only_with_force(tmp_path, capsys):
+    """A table of an hour's play was replaced without --force when the study was run again
+    with other arguments (QA): it is now refused in one line, and --force plays it again."""
     out = tmp_path / "seats"
     argv = ["--tables", "hard-2p", "--solves", "none", "--workers", "1", "--quiet"]
     assert seat_compensation.main([*argv, "--games", "300", "--out", str(out)]) == 0
-    record = json.loads((out / "hard-2p" / "table.json").read_text())
+    record = json.loads((out / "hard-2p" / "arguments.json").read_text())
     assert record["games"] == 300 and record["resolved"][0] == repr(make_bot("hard"))
-    assert seat_compensation.main([*argv, "--games", "200", "--out", str(out)]) == 0
+    status = subprocess.run(
+        [sys.executable, "-m", "experiments.seat_compensation", *argv, "--games", "200"]
+        + ["--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert status.returncode == 2 and status.stderr.count("\n") == 1, status.stderr
+    assert "played with games=300 (now 200): add --force" in status.stderr
+    assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [300]
+    assert seat_compensation.main([*argv, "--games", "200", "--force", "--out", str(out)]) == 0
     assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [200]
 
 

@@ -196,18 +196,25 @@ def next_game(
     without a seed the run goes on with its next game; a first reset with no seed draws one
     (``draw_seed()``)."""
     if seed is not None:
-        if not isinstance(seed, numbers.Integral) or not 0 <= seed < MAX_INDEX:
+        if not _whole(seed) or not 0 <= seed < MAX_INDEX:
             raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
         run_seed, game = int(seed), -1
     elif run_seed is None:
         run_seed = int(draw_seed())
     if chosen is None:
+        if game + 1 >= MAX_INDEX:
+            raise ValueError("the run has played its last game (2**63 - 1): reset with a seed")
         return run_seed, game + 1
-    if not isinstance(chosen, numbers.Integral) or isinstance(chosen, bool):
+    if not _whole(chosen):
         raise ValueError(f"options['game'] must be a whole number >= 0, got {chosen!r}")
     if not 0 <= chosen < MAX_INDEX:
         raise ValueError(f"options['game'] must be from 0 to 2**63 - 1, got {chosen!r}")
     return run_seed, int(chosen)
+
+
+def _whole(value: object) -> bool:
+    """A whole number that is not a bool (True is no seed or game number)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def describe_action(action: int) -> str:
@@ -281,6 +288,7 @@ class Table:
         self._bar = np.full(n, -1, dtype=np.int8)
         self._games = self.state.game.copy()
         self._answers: list[np.ndarray] = []  # every answer so far, to replay in a copy
+        self._failed = False  # an exception stopped the play mid-turn
         self._run = self._play()
         self.stop: Stop | None = next(self._run, None)  # None: games that never ask an agent
 
@@ -298,11 +306,19 @@ class Table:
         """The agents' actions (int, one per row of ``stop.rows``): play on to the next stop."""
         if self.stop is None:
             raise IllegalAction("the games are over")
-        self._answers.append(np.array(actions))
+        if self._failed:
+            raise IllegalAction(
+                "an error stopped these games part-way (a bot raised, or Ctrl-C): their state "
+                "is not a position of the game; call reset() to start new ones"
+            )
         try:
             self.stop = self._run.send(actions)
         except StopIteration:
             self.stop = None
+        except BaseException:
+            self._failed = True  # the play's generator is dead: never read its end as the game's
+            raise
+        self._answers.append(np.array(actions))
         return self.stop
 
     def worth(self) -> np.ndarray:
@@ -315,9 +331,10 @@ class Table:
             strategy = self.bots[first]
         else:
             strategy = Mixed(self.bots, self.which[:, seat])
-        if decision is Decision.UPGRADE:
-            return batch._checked_upgrades(strategy, view, rows)
-        return ask(strategy, decision, view, rows, bars)
+        with batch._read_only(self.state):
+            if decision is Decision.UPGRADE:
+                return batch._checked_upgrades(strategy, view, rows)
+            return ask(strategy, decision, view, rows, bars)
 
     def _play(self) -> Iterator[Stop]:
         rules, state, st, seed = self.rules, self.state, self.st, self.seed
@@ -472,17 +489,26 @@ class BatchEnv:
 
     def reset(self, seed: int, n: int, first_game: int = 0):
         """Start ``n`` games (``first_game`` on) under ``seed``: (observations, masks, info)."""
-        if not isinstance(seed, numbers.Integral) or not 0 <= seed < 1 << 63:
+        if not _whole(seed) or not 0 <= seed < MAX_INDEX:
             raise ValueError(f"seed must be a whole number 0 .. 2**63 - 1, got {seed!r}")
-        if not isinstance(n, numbers.Integral) or n < 1:
+        if not _whole(n) or n < 1:
             raise ValueError(f"n must be a positive whole number of games, got {n!r}")
-        if not isinstance(first_game, numbers.Integral) or first_game < 0:
+        if not _whole(first_game) or first_game < 0:
             raise ValueError(f"first_game must be a whole number >= 0, got {first_game!r}")
         self.seed, self.n, self.next_game = int(seed), int(n), int(first_game)
+        self._check_games()
         self.over = False
         self._start()
         obs, mask, info = self._observe()
         return obs, mask, info
+
+    def _check_games(self) -> None:
+        """Refuse games past the last game number (2**63 - 1) before any is dealt."""
+        if self.next_game + self.n > MAX_INDEX:
+            raise ValueError(
+                f"games {self.next_game} .. {self.next_game + self.n - 1} go past the last game "
+                "number, 2**63 - 1: reset with a smaller first_game or n"
+            )
 
     def _start(self) -> None:
         games = np.arange(self.next_game, self.next_game + self.n, dtype=np.int64)
@@ -490,6 +516,7 @@ class BatchEnv:
         self.games = games
         deals, self.agent_seat = seats_of(games, self.seat, self.players)
         which = lineup_which(self.agent_seat, self.players)
+        self.table = None  # until the new games have started (a bot may raise at their start)
         self.table = Table(self.rules, self.seed, deals, self.opponents, which)
 
     def _observe(self):
@@ -532,9 +559,9 @@ class BatchEnv:
             reward = final_rewards(final, self.agent_seat, self.reward_kind)
             done[:] = True
             self.games_played += n
-            if self.autoreset:
+            if self.autoreset and self.next_game + self.n <= MAX_INDEX:
                 self._start()
-            else:
+            else:  # (autoreset ends at the last game number, 2**63 - 1)
                 self.over = True
         obs, mask, info = self._observe()
         if final is not None:
@@ -570,12 +597,13 @@ def strategy_actions(t: Table, strategy: Strategy | str) -> np.ndarray:
     if t.stop is None:
         return out
     for decision, view, rows in _views(t, t.stop):
-        if decision is Decision.UPGRADE:
-            choice = batch._checked_upgrades(strategy, view, rows).astype(np.int64)
-            out[rows] = np.where(choice >= 0, choice + UPGRADE_BASE, NO)
-        else:
-            yes = ask(strategy, decision, view, rows, t.stop.bar[rows])
-            out[rows] = np.where(yes, YES, NO)
+        with batch._read_only(t.state):
+            if decision is Decision.UPGRADE:
+                choice = batch._checked_upgrades(strategy, view, rows).astype(np.int64)
+                out[rows] = np.where(choice >= 0, choice + UPGRADE_BASE, NO)
+            else:
+                yes = ask(strategy, decision, view, rows, t.stop.bar[rows])
+                out[rows] = np.where(yes, YES, NO)
     return out
 
 

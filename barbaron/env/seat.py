@@ -96,6 +96,7 @@ class SeatEnv(gymnasium.Env):
         self._run_seed, self._game = core.next_game(
             self._run_seed, self._game, seed, game, lambda: self.np_random.integers(0, 2**62)
         )
+        self._done = True  # until the new game has started
         obs, mask, info = self.batch.reset(self._run_seed, 1, first_game=self._game)
         self._done = False
         return self._obs(obs, mask), self._info(mask, info)

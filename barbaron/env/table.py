@@ -80,6 +80,8 @@ class TableEnv(AECEnv):
         return core.action_masks(s.coins, s.owner, s.level, np.array([seat]), kind)[0]
 
     def observe(self, agent: str) -> dict:
+        if self.table is None:
+            raise core.IllegalAction("observe before reset: call reset() first")
         seat = self.possible_agents.index(agent)
         s, stop = self.table.state, self.table.stop
         asked = stop is not None and stop.seat == seat
