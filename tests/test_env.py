@@ -402,9 +402,12 @@ def test_after_an_error_mid_game_the_env_refuses_to_step_instead_of_ending_the_g
 def test_a_reset_that_fails_leaves_no_game_to_step():
     """A bot raising as the new games start left the old table in place: stepping played on
     the game before the failed reset."""
-    env = BatchEnv([_FailsOnce(fail_at=1), "normal", "normal"], seat=0)
+    bot = _FailsOnce(fail_at=0)  # never fails until told to
+    env = BatchEnv([bot, "normal", "normal"], seat=0)
+    env.reset(1, 1)
+    bot.calls, bot.fail_at = 0, 1
     with pytest.raises(StrategyError):
-        for game in range(50):  # until the first buy question comes before the agent's
+        for game in range(50):  # until a buy question comes before the agent's first
             env.reset(1, 1, first_game=game)
     with pytest.raises(IllegalAction, match="before reset"):
         env.step(np.zeros(1, dtype=np.int64))
