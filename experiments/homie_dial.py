@@ -13,6 +13,7 @@ holds 0, "down" when it lies below.
 
     python -m experiments.homie_dial                        # as committed
     python -m experiments.homie_dial --games 4000 --out /tmp/dial
+    python -m experiments.homie_dial --rounds 15            # the Long night: homie_dial-15-rounds
 
 Writes ``OUT/runs/sweep/`` (the barbaron results folder, not committed), ``curve.csv`` (one
 row per setting: win share, rating, their 95% intervals, the step from the setting before),
@@ -213,7 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=1)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_dial")
+    parser.add_argument(
+        "--rounds",
+        type=common.count,
+        default=10,
+        help="rounds per game (default 10; 15 is the Long night house rule)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="results folder (default results/homie_dial, or results/homie_dial-R-rounds for "
+        "other --rounds)",
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -221,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     games = args.games - args.games % PLAYERS
+    default_out = ROOT / "results" / (
+        "homie_dial" + ("" if args.rounds == 10 else f"-{args.rounds}-rounds")
+    )
+    args.out = args.out or default_out
     args.out.mkdir(parents=True, exist_ok=True)
     folder = args.out / "runs" / "sweep"
     start = time.perf_counter()
@@ -235,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         field=FIELD,
         games=games,
         seed=args.seed,
+        rounds=args.rounds,
     )
     table, fit = curve(summary, folder, games)
     common.write_csv(table, args.out / "curve.csv")
@@ -242,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     steps = table.iloc[1:]
     command = f"python -m experiments.homie_dial --games {games} --seed {args.seed}"
     command += f" --workers {args.workers}"
-    if args.out.resolve() != (ROOT / "results" / "homie_dial").resolve():
+    if args.rounds != 10:
+        command += f" --rounds {args.rounds}"
+    if args.out.resolve() != default_out.resolve():
         command += f" --out {args.out}"
     record = {
         "study": "the difficulty dial homie:skill=X: rating against skill",
@@ -251,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         "param": PARAM,
         "field": [FIELD] * (PLAYERS - 1),
         "seed": args.seed,
+        "rounds": args.rounds,
         "ends": {  # the registered bots at the dial's ends, with their defaults now
             "skill=0": repr(Homie(skill=0).beginner),
             "skill=1": repr(Homie(skill=1).expert),

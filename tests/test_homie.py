@@ -190,3 +190,14 @@ def test_the_study_writes_its_curve(tmp_path):
         assert p["rating_ci_low"] < p["rating"] < p["rating_ci_high"]
     assert summary["steps_up"] + len(summary["steps_flat"]) + len(summary["steps_down"]) == 10
     assert (out / "curve.png").stat().st_size > 0
+
+
+def test_the_dial_study_takes_the_long_night(tmp_path):
+    """--rounds plays the sweep under that many rounds and says so in its command and summary
+    (the dial could only be measured at 10 rounds, QA)."""
+    out = tmp_path / "dial"
+    assert homie_dial.main(["--games", "400", "--rounds", "3", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rounds"] == 3 and " --rounds 3 --out " in summary["command"]
+    sweep = json.loads((out / "runs" / "sweep" / "summary.json").read_text())
+    assert {p["arm"]["rules"]["rounds"] for p in sweep["points"]} == {3}
