@@ -11,6 +11,7 @@ scenario file with a ``decisions`` list (:func:`barbaron.scenario.load_scenario`
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import select
 import sys
@@ -486,16 +487,28 @@ def check_writable(path: str, option: str, force: bool = False) -> None:
         raise UsageError(f"{option} {path}: not writable")
 
 
-def write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole (a temporary file renamed into place); a failure names
-    ``path`` (a full disk said only "No space left on device")."""
+def write_text(path: str, text: str, *, replace: bool = True) -> str:
+    """Write ``text`` to ``path`` whole (a temporary file renamed into place); the path written.
+    Without ``replace`` a file that appeared at ``path`` meanwhile is kept, and the text goes
+    to the first free ``NAME-2.EXT``, ``NAME-3.EXT`` ... A failure names the path (a full disk
+    said only "No space left on device")."""
     tmp = f"{path}.tmp{os.getpid()}"
+    target = path
     try:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+            return path
+        stem, suffix = os.path.splitext(path)
+        for n in itertools.count(2):
+            try:
+                os.link(tmp, target)  # fails, never replaces, when the name is taken
+                return target
+            except FileExistsError:
+                target = f"{stem}-{n}{suffix}"
     except OSError as e:
-        raise OSError(e.errno, e.strerror or str(e), path) from None
+        raise OSError(e.errno, e.strerror or str(e), target) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

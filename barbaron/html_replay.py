@@ -158,7 +158,7 @@ def page_data(recorded: Recorded, names: Sequence[str], winprob: np.ndarray) -> 
             title = "Closing time"
             lines = [e for e in recorded.events if e.slot >= rules.turn_slots]
         else:
-            title = f"Round {snap.round}, seat {snap.seat}'s turn (slot {slot + 1})"
+            title = f"Round {snap.round}, seat {snap.seat}'s turn (slot {slot})"
             lines = [e for e in recorded.events if e.slot == slot and e.kind != "round"]
         frames.append(
             {
@@ -326,7 +326,9 @@ function drawBoard(f) {
   el("text", {x: 260, y: 268, "font-size": 14, "text-anchor": "middle"}, board, f.title);
   D.names.forEach((n, p) => {
     el("circle", {cx: 170, cy: 300 + 20 * p, r: 7, fill: D.colours[p]}, board);
-    el("text", {x: 184, y: 305 + 20 * p, "font-size": 13}, board, "seat " + p + ": " + n);
+    const label = "seat " + p + ": " + n;  // cut to fit inside the ring; whole in the table
+    el("text", {x: 184, y: 305 + 20 * p, "font-size": 13}, board,
+      label.length > 26 ? label.slice(0, 25) + "\u2026" : label);
   });
 }
 function lineChart(svg, series, ymin, ymax, current, fmt) {
@@ -360,7 +362,8 @@ function show(i) {
   cur = Math.max(0, Math.min(F.length - 1, i));
   const f = F[cur];
   slider.value = cur;
-  document.getElementById("frame-label").textContent = (cur + 1) + " / " + F.length;
+  // slots count from 0, as in #turn=N, scenario files and error messages; the last is closing
+  document.getElementById("frame-label").textContent = "slot " + cur + " of " + (F.length - 1);
   document.getElementById("turn-title").textContent = f.title;
   drawBoard(f);
   const body = document.querySelector("#players tbody");

@@ -194,7 +194,8 @@ def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
 def ratings_chart(summary: dict):
     """A tournament's ratings, best at the top, with their 95% intervals."""
     rows = [r for r in summary["ratings"] if np.isfinite(_floats(r["rating"]))][::-1]
-    fig, ax = _axes(7, 0.9 + 0.45 * max(len(rows), 2))
+    unrated = [r["bot"] for r in summary["ratings"] if not np.isfinite(_floats(r["rating"]))]
+    fig, ax = _axes(7, 0.9 + 0.45 * max(len(rows), 2) + 0.3 * bool(unrated))
     y = np.arange(len(rows))
     rating = _floats([r["rating"] for r in rows])
     low, high = (rating - _floats([r["rating_ci"] for r in rows]).reshape(-1, 2).T) * [[1], [-1]]
@@ -212,9 +213,15 @@ def ratings_chart(summary: dict):
     ax.axvline(0, color="grey", linestyle="--", linewidth=1)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     at_zero = f"{summary['anchor']} = 0" if summary["anchor"] else "no bot has a finite rating"
-    ax.set_xlabel(f"rating (Elo-like, {at_zero}; 95% interval)")
+    unrated_text = (
+        f"\nnot shown, never or always winning (rating -inf or +inf): {', '.join(unrated)}"
+        if unrated
+        else ""
+    )
+    ax.set_xlabel(f"rating (Elo-like, {at_zero}; 95% interval){unrated_text}")
+    lineups = len(summary["design"]["lineups"])
     ax.set_title(
-        f"Ratings: {summary['games']:,} games, {len(summary['design']['lineups'])} lineups "
+        f"Ratings: {summary['games']:,} games, {lineups} lineup{'s' * (lineups != 1)} "
         f"of {summary['players']}"
     )
     return fig

@@ -154,7 +154,13 @@ def test_console_script_help_and_errors_without_traceback(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "extra", [["--seat-coins", "1000,1100"], ["--start-coins", "500"], ["--rounds", "12"]]
+    "extra",
+    [
+        ["--seat-coins", "1000,1100"],
+        ["--start-coins", "500"],
+        ["--rounds", "12"],
+        ["--rounds", "10"],  # the default, given: it was ignored silently (QA)
+    ],
 )
 def test_rules_options_are_refused_where_the_rules_come_from_elsewhere(extra, capsys, tmp_path):
     status, _, err = run(capsys, "replay", str(CASE), *extra)
@@ -176,3 +182,22 @@ def test_replay_run_refuses_games_the_run_did_not_keep(capsys, tmp_path):
     assert run(capsys, *tune, "--games-per-trial", "40", "--out", tuned, "--quiet")[0] == 0
     status, _, err = run(capsys, "replay", "--run", tuned, "--game", "1")
     assert status == 2 and "keeps no games" in err, err
+
+
+def test_a_recorded_decision_the_game_does_not_allow_names_its_file(capsys, tmp_path, monkeypatch):
+    """replay --check of a saved game edited to upgrade a bar its seat does not own said
+    'illegal decision: recorded(seat 0) ...' and not which file (QA): now bad input, exit 2."""
+    import io
+
+    saved = tmp_path / "duel.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    argv = ["duel", "--homies", "easy", "--seed", "3", "--seat", "0", "--save", str(saved)]
+    assert run(capsys, *argv)[0] == 0
+    data = json.loads(saved.read_text())
+    first = next(i for i, (_, kind, _) in enumerate(data["decisions"]) if kind == "upgrade")
+    data["decisions"][first][2] = 11  # Golden Mile, owned by nobody at the first question
+    saved.write_text(json.dumps(data))
+    for mode in ("--check", "--log"):
+        status, _, err = run(capsys, "replay", mode, str(saved))
+        assert status == 2 and err.startswith(f"error: {saved}: ") and "bar 11" in err, err
+        assert len(err.strip().splitlines()) == 1

@@ -218,3 +218,31 @@ def test_piped_answers_that_are_never_choices_end_the_duel_in_one_line(capsys, m
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert "5 piped answers in a row are not choices here" in err
     assert out.count("please answer again") == 4
+
+
+def test_a_file_that_appears_during_the_game_is_kept_without_force(tmp_path, capsys, monkeypatch):
+    """--save checked its file at the start only, and wrote over one made while the game was
+    played (a designer saving two duels under one name, QA). It is kept, and the game saved
+    beside it; with --force it is replaced, as asked."""
+    import barbaron.duel
+
+    saved = tmp_path / "duel.json"
+    real = barbaron.duel.play_duel
+
+    def someone_saves_meanwhile(*args, **kwargs):
+        saved.write_text('{"mine": 1}')
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(barbaron.duel, "play_duel", someone_saves_meanwhile)
+    argv = ["duel", "--homies", "easy", "--seed", "3", "--save", str(saved)]
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    other = tmp_path / "duel-2.json"
+    assert json.loads(saved.read_text()) == {"mine": 1}
+    assert f"saved to {other}" in out and "appeared during the game and is kept" in out
+    assert "easy" in json.loads(other.read_text())["bots"]
+    saved.unlink()
+    status, out, err = run(capsys, *argv, "--force")
+    assert status == 0 and "mine" not in saved.read_text() and f"saved to {saved}" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["duel-2.json", "duel.json"]

@@ -155,3 +155,19 @@ def test_html_draws_one_file(capsys, tmp_path):
     files = [str(f) for f in CONFORMANCE_FILES[:2]]
     status, _, err = run(capsys, "replay", *files, "--html", str(tmp_path / "x.html"))
     assert status == 2 and "one game" in err
+
+
+def test_a_runs_game_is_titled_with_its_own_number_and_slots_count_from_0(tmp_path, capsys):
+    """A run's game 199 was titled 'game 99 of seed 0' (its deal), and the turn title said
+    slot N + 1 where files and errors say N (QA)."""
+    out, page = tmp_path / "r", tmp_path / "g.html"
+    argv = ["play", "--bots", "easy", "hard", "--games", "8", "--quiet", "--out", str(out)]
+    assert run(capsys, *argv)[0] == 0
+    status, _, err = run(
+        capsys, "replay", "--run", str(out), "--game", "5", "--html", str(page), "--rollouts", "0"
+    )
+    assert status == 0, err
+    title = re.search(r"<title>(.*?)</title>", page.read_text()).group(1)
+    assert f"game 5 of {out} (deal 2, seed 0)" in title
+    frames = page_data(page)["frames"]
+    assert frames[3]["title"].endswith("(slot 3)") and frames[0]["title"].endswith("(slot 0)")

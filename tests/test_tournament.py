@@ -288,6 +288,12 @@ def test_an_anchor_that_never_won_hands_over_to_the_first_rated_bot(tmp_path, ca
     assert summary["anchor"] == "hard" and rating["hard"] == 0 and rating["miser"] is None
     assert main(["report", str(out)]) == 0  # the nulls read back
     assert (out / "ratings.png").stat().st_size > 0
+    from barbaron.plots import ratings_chart
+
+    figure = ratings_chart(summary)  # miser is left out of the plot, and said to be (QA)
+    label = figure.axes[0].get_xlabel()
+    assert "not shown, never or always winning (rating -inf or +inf): miser" in label
+    assert figure.axes[0].get_title().endswith("1 lineup of 3")
 
 
 def test_without_any_finite_rating_the_fit_needs_no_anchor():

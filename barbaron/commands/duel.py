@@ -93,12 +93,15 @@ def run(args: argparse.Namespace) -> int:
             args.homies, seat=args.seat, seed=args.seed, timer=args.timer, rules=rules
         )
     except KeyboardInterrupt:
-        print("\ngame ended by Ctrl-C; nothing saved", flush=True)
+        print(flush=True)
+        print("error: game interrupted (Ctrl-C or SIGTERM); nothing saved", file=sys.stderr)
         return 130
     print()
     print(final_table(result))
     if args.save is not None:
-        write_text(args.save, json.dumps(result.scenario()) + "\n")
-        print(f"saved to {args.save}: 'barbaron replay --log {args.save}' retells it")
+        saved = write_text(args.save, json.dumps(result.scenario()) + "\n", replace=args.force)
+        if saved != args.save:
+            print(f"{args.save} appeared during the game and is kept (no --force)")
+        print(f"saved to {saved}: 'barbaron replay --log {saved}' retells it")
     sys.stdout.flush()
     return 0

@@ -82,6 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="one bot spec per seat, in seat order (see 'barbaron bots')",
     )
     add_rules_options(parser)
+    parser.set_defaults(rounds=None)  # None: not given (a run or a file brings its own)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,22 +121,24 @@ def _refuse_rules_options_of_others(args: argparse.Namespace, seeded: bool) -> N
     """Scenario files and a run's games bring their own rules: no rules options with them."""
     from barbaron.rules import Rules
 
-    given = any(v is not None for v in (args.start_coins, args.seat_bonus, args.seat_coins))
-    if not (given or args.rounds != Rules.rounds):
+    given = any(
+        v is not None for v in (args.rounds, args.start_coins, args.seat_bonus, args.seat_coins)
+    )
+    if args.rounds is None:
+        args.rounds = Rules.rounds
+    if not given or (seeded and args.run_dir is None):
         return
     if args.run_dir is not None:
         source = "--run DIR replays a game with the run's own rules"
-    elif not seeded:
-        source = "scenario files carry their own rules"
     else:
-        return
+        source = "scenario files carry their own rules"
     raise UsageError(f"{source}: give no --rounds, --start-coins, --seat-bonus or --seat-coins")
 
 
 def _replay_files(args: argparse.Namespace) -> int:
     from barbaron.reference import format_log
     from barbaron.replay import compare_outcome
-    from barbaron.scenario import ScenarioError, load_scenario, play_scenario
+    from barbaron.scenario import ScenarioError, load_scenario
 
     scenarios = [load_scenario(path) for path in args.files]
     if args.html is not None:
@@ -146,7 +149,7 @@ def _replay_files(args: argparse.Namespace) -> int:
         for s in scenarios:
             if s.expect is None:
                 raise ScenarioError(f"{s.path}: has no 'expect' object to check against")
-    played = [play_scenario(s) for s in scenarios]
+    played = [_played(s) for s in scenarios]
     if args.log:
         for s, (_, events) in zip(scenarios, played, strict=True):
             print(f"== {s.name} ({s.path})")
@@ -166,6 +169,19 @@ def _replay_files(args: argparse.Namespace) -> int:
             print(f"{s.name} ({s.path}): DIFFERS: {problems}")
     print(f"{len(scenarios)} cases checked: {len(scenarios) - differ} equal, {differ} differ")
     return 1 if differ else 0
+
+
+def _played(scenario):
+    """``play_scenario(scenario)``; a file whose recorded decisions or dice the game cannot
+    take is bad input that names the file."""
+    from barbaron.reference import ChanceExhausted
+    from barbaron.scenario import ScenarioError, play_scenario
+    from barbaron.strategy import IllegalDecision
+
+    try:
+        return play_scenario(scenario)
+    except (IllegalDecision, ChanceExhausted) as e:
+        raise ScenarioError(f"{scenario.path}: {e}") from None
 
 
 def _take_game_of_run(args: argparse.Namespace) -> None:
@@ -227,6 +243,10 @@ def _replay_seeded(args: argparse.Namespace) -> int:
 
         names = list(args.bots)
         title = f"game {args.game} of seed {args.seed}"
+        found = getattr(args, "run_game", None)
+        if found is not None:  # (a run's game: its own number, the run and the arm)
+            arm = f", {args.arm}" if args.arm else ""
+            title = f"game {found.game} of {args.run_dir}{arm} (deal {args.game}, seed {args.seed})"
         return _write_html(
             args,
             rules,
