@@ -110,7 +110,7 @@ def write_json(path: Path, data: object) -> None:
     """Write strict JSON atomically (temporary file, then rename): a number that is not finite
     (an interval of one deal, a rating of -inf) is written as null, since JSON has no NaN or
     Infinity and strict readers (JavaScript's ``JSON.parse``, DuckDB) refuse Python's."""
-    text = json.dumps(strict_json(data), indent=2, allow_nan=False, default=_jsonable) + "\n"
+    text = json.dumps(strict_json(data), indent=2, allow_nan=False, default=jsonable) + "\n"
     with written(path) as tmp:
         tmp.write_text(text)
 
@@ -145,7 +145,8 @@ def strict_json(value: object) -> object:
     return value
 
 
-def _jsonable(value: object) -> object:
+def jsonable(value: object) -> object:
+    """What ``json.dumps`` cannot write by itself: numpy integers, written as integers."""
     if isinstance(value, np.integer):
         return int(value)
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
@@ -783,14 +784,15 @@ class RunFolder:
                     shutil.rmtree(replaced)
                 os.replace(self.out, replaced)
             os.replace(self.partial, self.out)
-            self.complete = True
-            if replaced.exists():
-                shutil.rmtree(replaced)
-            shutil.rmtree(self.out / TALLIES)
         except OSError as e:
             raise ResultsError(
                 f"cannot move {self.partial} to {self.out}: {e.strerror or e}"
             ) from None
+        self.complete = True
+        # tidying up: anything left (a read-only folder) is barbaron's and harmless, and goes
+        # when --force replaces the folder
+        shutil.rmtree(replaced, ignore_errors=True)
+        shutil.rmtree(self.out / TALLIES, ignore_errors=True)
         self.close()
         return self.out
 

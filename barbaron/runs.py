@@ -489,13 +489,7 @@ class Run:
         if error is None:
             return
         sink = self.sink
-        if getattr(sink, "complete", False) and isinstance(error, KeyboardInterrupt | OSError):
-            # stopped as it tidied up: the results are whole
-            sink.close()
-            stopped = isinstance(error, KeyboardInterrupt)
-            what = "interrupted" if stopped else os_message(error)
-            line = f"{what} after the run was complete: its results are in {sink.out}"
-            raise (RunInterrupted if stopped else RunFailed)(line) from None
+        raise_when_complete(sink, error)
         partial = getattr(sink, "partial", None)
         if partial is not None and not sink.done_units() and not self.execution.resume:
             sink.discard()  # nothing finished: leave nothing behind (the lock still held)
@@ -572,6 +566,16 @@ def _import_plots() -> None:
             importlib.import_module("barbaron.plots")
 
     in_background(load, "barbaron-import-plots")
+
+
+def raise_when_complete(folder: object, error: BaseException) -> None:
+    """A Ctrl-C that came once ``folder``'s results were in place (as it tidied up) says so:
+    they are whole, and nothing is to be resumed."""
+    if getattr(folder, "complete", False) and isinstance(error, KeyboardInterrupt):
+        folder.close()
+        raise RunInterrupted(
+            f"interrupted after the run was complete: its results are in {folder.out}"
+        ) from None
 
 
 RESUME_ADVICE = "run the same command with --resume (in the library: resume=True) to continue"

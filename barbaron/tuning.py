@@ -374,8 +374,11 @@ class _Study:
         optuna.logging.set_verbosity(self._verbosity)
         if error is None:
             return
-        from barbaron.runs import raise_stopped
+        from barbaron.runs import raise_stopped, raise_when_complete
 
+        if self.folder is not None and self.folder.complete:  # (its study.db moved with it)
+            self._close()
+            raise_when_complete(self.folder, error)
         finished = len(complete_trials(self.study)) if self.study is not None else 0
         if self.storage is not None:
             self.storage.engine.dispose()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
-from barbaron.results import write_json, written
+from barbaron.results import jsonable, strict_json, write_json, written
 from barbaron.runs import RESUME_ADVICE
 
 if TYPE_CHECKING:
@@ -36,41 +36,62 @@ def run(
     **arguments: object,
 ) -> dict:
     """``function(**arguments)`` (a ``barbaron.api`` function) into the results folder ``out``;
-    its summary.json. A finished run is reused when its arguments.json holds the same
-    ``record`` (the function and its arguments, updated with ``record``); one played otherwise
-    stops the study with one line, unless ``force`` plays it again; an interrupted one
-    (``OUT.partial``) is continued. Keys of arguments.json beyond the record are notes (say, a
-    ``provenance``) and kept; its manifest.json says how long the run took."""
-    record = json.loads(json.dumps({"function": function.__name__, **arguments} | (record or {})))
-    done = (out / "summary.json").exists()
-    if done and not force:
+    its summary.json. An interrupted run (``OUT.partial``) is continued unless ``force``; a
+    finished one is reused when its arguments.json holds the same ``record`` (the function and
+    its arguments, updated with ``record``), and one played otherwise stops the study with one
+    line unless ``force`` plays it again. Keys of arguments.json beyond the record are notes
+    (say, a ``provenance``); its manifest.json says how long the run took."""
+    record = as_json({"function": function.__name__, **arguments} | (record or {}))
+    resume = not force and out.with_name(out.name + ".partial").exists()
+    if not resume and not force and (out / "summary.json").exists():
         had = recorded(out)
         if had is not None and {key: had.get(key) for key in record} == record:
             print(f">>> reusing {out} (played earlier; --force plays it again)", flush=True)
             return json.loads((out / "summary.json").read_text())
         raise UsageError(
-            f"{out} was played with {difference(had, record)}: add --force to play it again "
-            "or give another --out"
+            f"{out} was played with {difference(had, record)}: remove that folder to play it "
+            "alone again, or give --force (plays every sub-run of the study again) or another "
+            "--out"
         )
-    partial = out.with_name(out.name + ".partial")
-    resume = not force and partial.exists()
     shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
     verb = "continuing " if resume else ""
     print(f">>> {verb}api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
+    before, old = _manifest(out), recorded(out)
     (out / RECORD).unlink(missing_ok=True)  # --force replaces a folder of barbaron's files only
     try:
         function(
             **arguments,
             out=out,
             workers=workers,
-            force=force or out.exists(),
+            force=force or out.exists(),  # (a continued run replaces what it was to replace)
             resume=resume,
             progress=not quiet,
         )
-    except (RunInterrupted, RunFailed) as e:  # this script, not barbaron's, is what to rerun
-        raise type(e)(str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)) from None
+    except BaseException as e:
+        if _manifest(out) != before:  # stopped once the new results were in place
+            write_json(out / RECORD, record)
+        elif old is not None:  # the old results stay: so does their record
+            write_json(out / RECORD, old)
+        if isinstance(e, RunInterrupted | RunFailed):  # this script, not barbaron's, is to rerun
+            raise type(e)(str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)) from None
+        if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
+            raise UsageError(f"{e}; or give the study --force to start it afresh") from None
+        raise
     write_json(out / RECORD, record)
     return json.loads((out / "summary.json").read_text())
+
+
+def as_json(value: object) -> object:
+    """``value`` as arguments.json holds it (tuples as lists, numpy numbers as numbers)."""
+    return json.loads(json.dumps(strict_json(value), default=jsonable))
+
+
+def _manifest(out: Path) -> str | None:
+    """The text of ``out``'s manifest.json (None without one): what tells one run from another."""
+    try:
+        return (out / "manifest.json").read_text()
+    except OSError:
+        return None
 
 
 def recorded(out: Path) -> dict | None:
@@ -126,6 +147,16 @@ def parser(name: str, description: str) -> argparse.ArgumentParser:
         prog=f"python -m experiments.{name}",
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def add_force(parser: argparse.ArgumentParser) -> None:
+    """The --force of a study whose sub-runs are reused (:func:`run`)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="play every finished sub-run again (one played with other arguments is refused "
+        "without it)",
     )
 
 

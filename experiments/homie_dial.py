@@ -226,15 +226,11 @@ def main(argv: list[str] | None = None) -> int:
         help="results folder (default results/homie_dial, or results/homie_dial-R-rounds for "
         "other --rounds)",
     )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="play finished sub-runs again (needed when they were played with other arguments)",
-    )
+    common.add_force(parser)
     args = parser.parse_args(argv)
     games = args.games - args.games % PLAYERS
-    default_out = ROOT / "results" / (
-        "homie_dial" + ("" if args.rounds == 10 else f"-{args.rounds}-rounds")
+    default_out = (
+        ROOT / "results" / ("homie_dial" + ("" if args.rounds == 10 else f"-{args.rounds}-rounds"))
     )
     args.out = args.out or default_out
     args.out.mkdir(parents=True, exist_ok=True)

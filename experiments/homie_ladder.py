@@ -180,14 +180,15 @@ def check_game_counts(args: argparse.Namespace) -> None:
 
 
 def rate(pool: list[str], games: int, args: argparse.Namespace, name: str, **design) -> dict:
-    """A tournament of ``pool`` (Hard the anchor), its summary. Units of work small enough to
-    keep every worker busy (the games do not depend on the batch size)."""
+    """A tournament of ``pool`` (Hard the anchor), its summary. Eight units of work, enough to
+    keep two workers busy (the games do not depend on the batch size; one that does not depend
+    on --workers lets an interrupted run continue with any)."""
     gauntlet = design.get("gauntlet")
     bots = pool if gauntlet in (None, *pool) else [*pool, gauntlet]
     where = None if gauntlet is None else bots.index(gauntlet)
     lineups = len(tournament_design(len(bots), PLAYERS, where))
     deals = max(1, games // lineups // PLAYERS)
-    batch = PLAYERS * max(1, -(-deals // (4 * args.workers)))
+    batch = PLAYERS * max(1, -(-deals // 8))
     return run(
         api.tournament,
         args.out / "runs" / name,
@@ -481,7 +482,7 @@ def tune_normal(args: argparse.Namespace) -> dict:
         api.play,
         args.out / "runs" / "tune-normal-probe",
         workers=args.workers,
-        force=True,
+        force=args.force,
         bots=[given, *TUNE_FIELD],
         games=PROBE_GAMES,
         seed=args.seed + 2,
@@ -494,7 +495,7 @@ def tune_normal(args: argparse.Namespace) -> dict:
         api.tune,
         out,
         workers=args.workers,
-        force=True,
+        force=args.force,
         bot=given,
         params=[TUNE_PARAM],
         field=TUNE_FIELD,
@@ -739,11 +740,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_ladder")
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="play finished sub-runs again (needed when they were played with other arguments)",
-    )
+    common.add_force(parser)
     parser.add_argument(
         "--tune",
         action="store_true",

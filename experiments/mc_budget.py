@@ -36,11 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=common.count, default=1)
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="play finished sub-runs again (needed when they were played with other arguments)",
-    )
+    common.add_force(parser)
     args = parser.parse_args(argv)
     ks = args.rollouts
     rows = []

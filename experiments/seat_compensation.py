@@ -425,11 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         help="results folder (default results/seat_compensation, or "
         "results/seat_compensation-R-rounds for other --rounds)",
     )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="play finished sub-runs again (needed when they were played with other arguments)",
-    )
+    common.add_force(parser)
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
         "--tables",

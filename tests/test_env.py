@@ -458,3 +458,34 @@ def test_game_numbers_stay_below_2_to_the_63():
         SeatEnv().reset(seed=True)
     with pytest.raises(IllegalAction, match="observe before reset"):
         TableEnv().observe("seat_0")
+
+
+def test_a_refused_reset_changes_nothing():
+    """A reset refused for its game numbers had already taken the new seed and size, and the
+    old games played on under them (review)."""
+    env = BatchEnv(seat=0)
+    env.reset(2, 4)
+    with pytest.raises(ValueError, match="past the last game number"):
+        env.reset(5, 8, first_game=2**63 - 4)
+    assert (env.seed, env.n) == (2, 4)
+    *_, info = env.step(np.zeros(4, dtype=np.int64))
+    assert info["game"].tolist() == [0, 1, 2, 3]
+
+
+def test_a_strategy_asked_for_its_actions_cannot_write_the_game_state():
+    class Cheat(_FailsOnce):
+        def buy(self, view, games, bars):
+            base = view.coins
+            while base.base is not None:
+                base = base.base
+            base[...] += 100_000
+            return np.ones(games.size, dtype=bool)
+
+    env = BatchEnv(seat=0)
+    env.reset(2, 4)
+    while not env.view():
+        env.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(StrategyError, match="read-only"):
+        for _ in range(100):
+            env.actions_of(Cheat())
+            env.step(np.zeros(4, dtype=np.int64))

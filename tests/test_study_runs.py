@@ -1,6 +1,7 @@
 """How a study reuses, refuses, replays and continues its sub-runs (experiments.common.run)."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -42,7 +43,7 @@ def test_a_run_played_with_other_arguments_is_refused_unless_forced(tmp_path, ca
     differs; --force plays it again."""
     out = tmp_path / "run"
     play(out, capsys)
-    with pytest.raises(UsageError, match=r"played with seed=3 \(now 4\): add --force"):
+    with pytest.raises(UsageError, match=r"played with seed=3 \(now 4\): remove that folder"):
         play(out, capsys, seed=4)
     (out / common.RECORD).unlink()  # a folder from before the record, or not a study's
     with pytest.raises(UsageError, match="no readable arguments.json"):
@@ -57,23 +58,13 @@ def test_an_interrupted_run_is_continued_by_running_the_study_again(tmp_path, ca
     not take, and the study played it again from the start (QA): it now says to run the
     study again, and that continues the kept units to the uninterrupted result."""
     out = tmp_path / "run"
-    real = run_module.execute
-
-    def execute(job, folder, *, on_unit=None, **options):
-        def stop(result, totals):
-            if result.unit == 1:
-                raise KeyboardInterrupt
-            return False
-
-        return real(job, folder, on_unit=stop, **options)
-
-    monkeypatch.setattr(run_module, "execute", execute)
+    _interrupting(monkeypatch)
     with pytest.raises(RunInterrupted) as stopped:
         play(out, capsys, batch_size=50)
     assert "run the same study command again (without --force)" in str(stopped.value)
     assert "--resume" not in str(stopped.value)
     capsys.readouterr()
-    monkeypatch.setattr(run_module, "execute", real)
+    monkeypatch.undo()
     summary, said = play(out, capsys, batch_size=50)
     assert said.startswith(">>> continuing api.play(")
     whole, _ = play(tmp_path / "whole", capsys, batch_size=50)
@@ -98,3 +89,63 @@ def test_study_tables_are_written_whole(tmp_path, monkeypatch):
         common.write_csv(pd.DataFrame({"a": [2]}), path)
     monkeypatch.undo()
     assert pd.read_csv(path)["a"].tolist() == [1] and list(tmp_path.iterdir()) == [path]
+
+
+def _interrupting(monkeypatch, unit: int = 1) -> None:
+    """Ctrl-C once unit ``unit`` of the next run has finished."""
+    real = run_module.execute
+
+    def execute(job, folder, *, on_unit=None, **options):
+        def stop(result, totals):
+            if result.unit == unit:
+                raise KeyboardInterrupt
+            return False
+
+        return real(job, folder, on_unit=stop, **options)
+
+    monkeypatch.setattr(run_module, "execute", execute)
+
+
+def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_old(
+    tmp_path, capsys, monkeypatch
+):
+    """A --force replay that was interrupted could be neither continued (the old folder had
+    lost its record) nor kept (--force started it over) (review). Run again without --force,
+    it continues, replaces the old results once complete, and records its own arguments."""
+    out = tmp_path / "run"
+    play(out, capsys, batch_size=50)
+    _interrupting(monkeypatch)
+    with pytest.raises(RunInterrupted):
+        common.run(api.play, out, workers=1, force=True, bots=BOTS, games=400, seed=4,
+                   batch_size=50)  # fmt: skip
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert json.loads((out / common.RECORD).read_text())["seed"] == 3  # the old results' own
+    with pytest.raises(UsageError, match="started with --seed 4 .now 3.*--force to start it"):
+        play(out, capsys, batch_size=50)  # (other arguments than the interrupted run's)
+    summary, said = play(out, capsys, seed=4, batch_size=50)
+    assert said.startswith(">>> continuing api.play(")
+    assert json.loads((out / common.RECORD).read_text())["seed"] == 4
+    assert json.loads((out / "manifest.json").read_text())["job"]["seed"] == 4
+    assert summary == play(tmp_path / "whole", capsys, seed=4, batch_size=50)[0]
+
+
+def test_results_in_place_when_ctrl_c_came_keep_their_record(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C as the finished run tidied up left complete results without arguments.json,
+    which the study then refused (review): the record is written all the same."""
+    from barbaron import results
+
+    real = results.shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if Path(path).name == results.TALLIES:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(results.shutil, "rmtree", rmtree)
+    out = tmp_path / "run"
+    with pytest.raises(RunInterrupted, match="after the run was complete"):
+        play(out, capsys)
+    monkeypatch.undo()
+    assert json.loads((out / common.RECORD).read_text())["seed"] == 3
+    assert "reusing" in play(out, capsys)[1]

@@ -291,3 +291,29 @@ def test_a_best_at_the_bots_own_limit_is_not_told_to_widen_the_range():
     rollouts = Param("rollouts", 1, 8, integer=True)
     assert not _takes_beyond("mc:rollouts=1", rollouts, 1)
     assert _takes_beyond("mc:rollouts=8", rollouts, 8)
+
+
+def test_ctrl_c_once_the_tuning_folder_is_in_place_says_it_is_complete(
+    tmp_path, capsys, monkeypatch
+):
+    """A Ctrl-C as the finished folder was tidied up made the study open its moved database:
+    a multi-line optuna traceback and a lock left behind (review)."""
+    from barbaron import results
+
+    real = results.shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if Path(path).name == results.TALLIES:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(results.shutil, "rmtree", rmtree)
+    out = tmp_path / "t"
+    argv = ["tune", "--bot", "threshold", "--param", "buy=0:300", "--field", "greedy"]
+    argv += ["--trials", "2", "--games-per-trial", "40", "--quiet", "--out", str(out)]
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 130 and err.strip().count("\n") == 0 and "Traceback" not in err, err
+    assert f"after the run was complete: its results are in {out}" in err
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+    assert not list(tmp_path.glob(".*.lock"))

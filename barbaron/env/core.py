@@ -217,6 +217,15 @@ def _whole(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def one_action(action: object) -> np.ndarray:
+    """A single agent's action (a whole number, numpy's too) as the (1,) array a step takes."""
+    if not _whole(action):
+        a = np.asarray(action)
+        if a.shape != () or a.dtype.kind not in "iu":
+            raise IllegalAction(f"an action is one integer 0..{N_ACTIONS - 1}, got {action!r}")
+    return np.array([int(action)])
+
+
 def describe_action(action: int) -> str:
     """An action in words."""
     if action == NO:
@@ -404,7 +413,7 @@ def seats_of(games: np.ndarray, seat: int | None, players: int) -> tuple[np.ndar
     games = np.asarray(games, dtype=np.int64)
     if seat is None:
         return games // players, games % players
-    if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= seat < players:
+    if not _whole(seat) or not 0 <= seat < players:
         raise ValueError(f"seat must be 0..{players - 1} or None, got {seat!r}")
     return games.copy(), np.full(len(games), int(seat), dtype=np.int64)
 
@@ -495,20 +504,16 @@ class BatchEnv:
             raise ValueError(f"n must be a positive whole number of games, got {n!r}")
         if not _whole(first_game) or first_game < 0:
             raise ValueError(f"first_game must be a whole number >= 0, got {first_game!r}")
+        if first_game + n > MAX_INDEX:
+            raise ValueError(
+                f"games {first_game} .. {first_game + n - 1} go past the last game number, "
+                "2**63 - 1: reset with a smaller first_game or n"
+            )
         self.seed, self.n, self.next_game = int(seed), int(n), int(first_game)
-        self._check_games()
         self.over = False
         self._start()
         obs, mask, info = self._observe()
         return obs, mask, info
-
-    def _check_games(self) -> None:
-        """Refuse games past the last game number (2**63 - 1) before any is dealt."""
-        if self.next_game + self.n > MAX_INDEX:
-            raise ValueError(
-                f"games {self.next_game} .. {self.next_game + self.n - 1} go past the last game "
-                "number, 2**63 - 1: reset with a smaller first_game or n"
-            )
 
     def _start(self) -> None:
         games = np.arange(self.next_game, self.next_game + self.n, dtype=np.int64)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import gymnasium
@@ -121,13 +120,7 @@ class SeatEnv(gymnasium.Env):
             raise core.IllegalAction(
                 "step after the end of the episode (or before reset): call reset()"
             )
-        if not isinstance(action, numbers.Integral) or isinstance(action, bool):
-            a = np.asarray(action)
-            if a.shape != () or a.dtype.kind not in "iu":
-                raise core.IllegalAction(
-                    f"an action is one integer 0..{core.N_ACTIONS - 1}, got {action!r}"
-                )
-        obs, mask, reward, done, info = self.batch.step(np.array([int(action)]))
+        obs, mask, reward, done, info = self.batch.step(core.one_action(action))
         self._done = bool(done[0])
         out = self._info(mask, info)
         if self._done:

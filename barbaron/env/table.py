@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 from gymnasium import spaces
@@ -118,15 +117,9 @@ class TableEnv(AECEnv):
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)
             return
-        if not isinstance(action, numbers.Integral) or isinstance(action, bool):
-            a = np.asarray(action)
-            if a.shape != () or a.dtype.kind not in "iu":
-                raise core.IllegalAction(
-                    f"an action is one integer 0..{core.N_ACTIONS - 1}, got {action!r}"
-                )
         seat = self.possible_agents.index(agent)
         a = core.check_actions(
-            np.array([int(action)]), self._mask(seat)[None], self.table.state.game
+            core.one_action(action), self._mask(seat)[None], self.table.state.game
         )
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
