@@ -176,7 +176,7 @@ def test_a_folder_played_with_other_arguments_is_replaced_only_with_force(tmp_pa
         cwd=ROOT,
     )
     assert status.returncode == 2 and status.stderr.count("\n") == 1, status.stderr
-    assert "played with games=300 (now 200): add --force" in status.stderr
+    assert "played with games=300 (now 200): remove that folder" in status.stderr
     assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [300]
     assert seat_compensation.main([*argv, "--games", "200", "--force", "--out", str(out)]) == 0
     assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [200]
