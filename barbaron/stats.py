@@ -54,30 +54,23 @@ def estimate(total: int, total_sq: int, deals: int, scale: float) -> Estimate:
     return Estimate(mean, math.sqrt(max(var, 0.0) / deals), deals)
 
 
-def chi2_sf(x: float, dof: int) -> float:
-    """P(X > x) for a chi-square variable with ``dof`` degrees of freedom (closed form)."""
-    if x <= 0:
-        return 1.0
-    if math.isinf(x):
+def hotelling_sf(t2: float, dimensions: int, observations: int) -> float:
+    """P(T^2 > t2) for Hotelling's T^2 of a mean in ``dimensions`` dimensions from
+    ``observations`` > dimensions independent ones: F = t2 (n - k) / (k (n - 1)) follows
+    F(k, n - k). (The chi-square limit rejected too often with few deals: 9.8% at the 5% level
+    with 40 deals of four players, QA.)"""
+    from scipy.special import fdtrc
+
+    if math.isinf(t2):
         return 0.0
-    half = x / 2
-    if dof % 2 == 0:
-        term, total = 1.0, 1.0
-        for i in range(1, dof // 2):
-            term *= half / i
-            total += term
-        return math.exp(-half) * total
-    total = math.erfc(math.sqrt(half))
-    term = math.sqrt(x) * math.exp(-half) * math.sqrt(2 / math.pi)
-    for i in range(1, (dof + 1) // 2):
-        total += term
-        term *= x / (2 * i + 1)
-    return min(1.0, total)
+    n, k = observations, dimensions
+    return float(fdtrc(k, n - k, t2 * (n - k) / (k * (n - 1))))
 
 
 @dataclass(frozen=True)
 class SeatBalance:
-    """Wald test that every seat's expected win share is 1/players (per-deal covariance)."""
+    """Wald test that every seat's expected win share is 1/players (per-deal covariance):
+    Hotelling's T^2 with its F reference."""
 
     statistic: float
     dof: int
@@ -108,7 +101,8 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     rounding made the statistic any number, negative ones too. The test then has as many
     degrees of freedom as S has rank; a difference where S has no spread at all (a seat that
     never wins, in every deal) is beyond chance once there are :data:`MIN_SPREAD_DEALS`
-    deals (statistic infinite); with fewer, it may be chance: not testable."""
+    deals (statistic infinite); with fewer, it may be chance: not testable. The statistic is
+    Hotelling's T^2, and its p-value comes from the F reference (:func:`hotelling_sf`)."""
     players = len(total)
     if deals < players + 1:
         return SeatBalance(math.nan, players - 1, math.nan)
@@ -129,7 +123,7 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
         return SeatBalance(math.inf, max(rank, 1), 0.0)
     statistic = float(sum(x * y for x, y in zip(e, solution, strict=True)) * (deals - 1))
     statistic /= players**2
-    return SeatBalance(statistic, rank, chi2_sf(statistic, rank))
+    return SeatBalance(statistic, rank, hotelling_sf(statistic, rank, deals))
 
 
 def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> tuple[list | None, int]:

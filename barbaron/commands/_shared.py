@@ -213,7 +213,7 @@ def seat_table(arm: dict) -> str:
         verdict = "no imbalance detected" if bal["balanced"] else "seats NOT balanced"
         statistic = read_number(bal["statistic"])  # summary.json writes an infinite one as null
         lines.append(
-            f"seat balance: chi2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
+            f"seat balance: T2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
             f"{bal['dof']} dof, "
             f"{p_phrase(bal['p_value'])} -> {verdict} (5% level)"
         )
