@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
 from barbaron import interrupts
-from barbaron.config import DEFAULT_GAMES, MAX_GAMES, MAX_POINTS, SPRT_LOOK
+from barbaron.config import DEFAULT_GAMES, MAX_GAMES, MAX_POINTS, PAIRED_ARMS, SPRT_LOOK
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import listed, whole
 from barbaron.runs import (
@@ -153,12 +153,14 @@ class SweepResult(RunResult):
 
     @property
     def points(self) -> pd.DataFrame:
-        """Per value of the parameter: the bot spec, win share with its interval, mean worth."""
+        """Per value of the parameter: the bot spec, win share with its interval, mean worth,
+        and the difference from the best value's win share with its paired interval."""
         return frame([{k: v for k, v in p.items() if k != "arm"} for p in self.summary["points"]])
 
     @property
     def best(self) -> dict:
-        """The value with the highest win share: ``value``, ``win_share``."""
+        """The value with the highest win share: ``value``, ``win_share``, ``tied`` (values of
+        the same share), ``within_interval`` (values whose paired difference from it holds 0)."""
         return self.summary["best"]
 
     @property
@@ -175,6 +177,9 @@ class SweepResult(RunResult):
         return frame(
             [{"value": p["value"], **row} for p in self.summary["points"] for row in p["arm"][rows]]
         )
+
+
+VS_BEST = ("vs_best", "vs_best_ci")  # a sweep's paired difference from its best value
 
 
 def _as_spec_writes(value: object) -> object:
@@ -469,8 +474,11 @@ def sweep(
     default parameters; one spec for every other seat of a table of ``players``, default 4, or
     one spec per other seat), in rotation: its win share per value, ``games`` each (default
     20,000, rounded down to whole deals)."""
-    from barbaron.harness import Arm
+    import numpy as np
+
+    from barbaron.harness import SHARE_SCALE, Arm
     from barbaron.registry import split_spec, with_param
+    from barbaron.stats import PairedShares
     from barbaron.strategy import format_value
 
     execution = execution_of(options)
@@ -498,8 +506,15 @@ def sweep(
         Arm(f"{param}={format_value(v)}", (spec, *field), rules, studied=True)
         for v, spec in zip(values, specs, strict=True)
     ]
+    rotations = len(field) + 1 if execution.rotate else 1
+    paired = PairedShares(len(arms), SHARE_SCALE * rotations) if len(arms) <= PAIRED_ARMS else None
+
+    def on_unit(result: UnitResult, totals: list[Totals]) -> bool:
+        paired.add(np.stack([t.position_share[:, 0] for t in result.tallies]))
+        return False
+
     with Run.open("sweep", execution, arms, games) as run:
-        run.play()
+        run.play(on_unit=on_unit if paired is not None else None)
         points = []
         columns = ("bot", "win_share", "win_share_ci", "mean_worth")
         for v, spec, total in zip(values, specs, run.totals, strict=True):
@@ -510,6 +525,10 @@ def sweep(
             )
         best = max(points, key=lambda p: p["win_share"])
         tied = [p["value"] for p in points if p is not best and p["win_share"] == best["win_share"]]
+        at = points.index(best)
+        for i, p in enumerate(points):  # paired by deal: the values played the same deals
+            d = paired.difference(i, at) if paired is not None else None
+            p["vs_best"], p["vs_best_ci"] = (None, None) if d is None else (d.mean, list(d.ci))
         summary = {
             "games": run.job.games,
             "bot": bot,
@@ -521,6 +540,12 @@ def sweep(
                 "value": best["value"],
                 "win_share": best["win_share"],
                 "tied": tied,  # values with exactly the same win share (the first is "value")
+                # values whose paired difference from the best holds 0: not told apart from it
+                "within_interval": [
+                    p["value"]
+                    for p in points
+                    if p is not best and p["vs_best_ci"] and p["vs_best_ci"][1] >= 0
+                ],
             },
             "bots": [
                 {"bot": p["bot"], "games": run.job.games, **{k: p[k] for k in columns[1:]}}
@@ -529,6 +554,7 @@ def sweep(
             "seats": points[0]["arm"]["seats"],
         }
         table = [
-            {"param": param, "value": p["value"], **{k: p[k] for k in columns}} for p in points
+            {"param": param, "value": p["value"], **{k: p[k] for k in (*columns, *VS_BEST)}}
+            for p in points
         ]
         return run.finish(SweepResult, summary, table)

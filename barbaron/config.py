@@ -9,6 +9,7 @@ TRIAL_GAMES = 40_000  # tune's games per trial: rounded to whole deals
 MAX_GAMES = 10**10  # games per lineup: more would take days, and the streams allow no more deals
 MAX_WORKERS = 256  # worker processes at the most (and never more than units of work)
 MAX_POINTS = 1000  # values of a swept parameter or seat bonus at the most
+PAIRED_ARMS = 100  # a sweep of at most this many values has paired differences from its best
 CHECK_GAMES = 2000  # distinct games `barbaron check` plays by default
 MAX_BATCH_SIZE = 1 << 20  # games per unit of work at the most (memory grows with it)
 MAX_ROLLOUTS = 4096  # rollouts per option (mc) or per frame (replay --html) at the most

@@ -54,6 +54,32 @@ def estimate(total: int, total_sq: int, deals: int, scale: float) -> Estimate:
     return Estimate(mean, math.sqrt(max(var, 0.0) / deals), deals)
 
 
+class PairedShares:
+    """The per-deal shares of several arms played on the same deals, kept as exact sums (each
+    arm's total and every pair's cross products), so that any two arms' paired difference has
+    its interval over deals once every deal is in."""
+
+    def __init__(self, arms: int, scale: float) -> None:
+        self.scale, self.deals = scale, 0
+        self.total = [0] * arms
+        self.cross = [[0] * arms for _ in range(arms)]
+
+    def add(self, shares: np.ndarray) -> None:
+        """``shares`` (arms, deals) int: each arm's share of the deals, times ``scale``."""
+        shares = np.asarray(shares, dtype=np.int64)
+        self.deals += shares.shape[1]
+        for i, row in enumerate((shares @ shares.T).tolist()):  # (exact: small integers)
+            self.total[i] += int(shares[i].sum())
+            self.cross[i] = [a + b for a, b in zip(self.cross[i], row, strict=True)]
+
+    def difference(self, i: int, j: int) -> Estimate:
+        """Arm ``i``'s share less arm ``j``'s, paired by deal."""
+        c = self.cross
+        return estimate(
+            self.total[i] - self.total[j], c[i][i] - 2 * c[i][j] + c[j][j], self.deals, self.scale
+        )
+
+
 def hotelling_sf(t2: float, dimensions: int, observations: int) -> float:
     """P(T^2 > t2) for Hotelling's T^2 of a mean in ``dimensions`` dimensions from
     ``observations`` > dimensions independent ones: F = t2 (n - k) / (k (n - 1)) follows

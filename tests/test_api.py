@@ -12,6 +12,7 @@ from barbaron import api
 from barbaron.cli import main
 from barbaron.config import SPRT_LOOK
 from barbaron.errors import UsageError
+from barbaron.stats import Z95
 
 LINEUP = ["hard", "normal", "easy"]
 COMMON = {"seed": 3, "batch_size": 500}
@@ -524,3 +525,26 @@ def test_default_game_counts_are_whole_deals_for_a_table_of_three():
     assert tuned.summary["games_per_trial"] == 39_999
     with pytest.raises(UsageError, match="--games 20000 is not a multiple of the 3 rotations"):
         api.play(["easy", "normal", "easy"], games=20_000)  # a number given is played exactly
+
+
+def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
+    """The sweep named a best with marginal intervals only, though its values play the same
+    deals (QA: in A/A sweeps the best's interval excluded the worst's share 31.5% of the time).
+    Each value now has its difference from the best with a paired interval over deals, as
+    computed here from games.parquet."""
+    result = api.sweep(
+        "threshold", "buy", [0, 150, 300], field="greedy", games=2000, seed=4, workers=1,
+        out=tmp_path / "s", progress=False,
+    )  # fmt: skip
+    rows = pd.read_parquet(tmp_path / "s" / "games.parquet")
+    studied = rows[rows["seat"] == rows["rotation"]]  # lineup position 0: the swept bot
+    per_deal = studied.pivot_table(index="deal", columns="arm", values="win_share", aggfunc="mean")
+    best = f"buy={result.best['value']}"
+    for point in result.summary["points"]:
+        d = per_deal[f"buy={point['value']}"] - per_deal[best]
+        se = d.std(ddof=1) / np.sqrt(len(d))
+        assert point["vs_best"] == pytest.approx(d.mean(), abs=1e-12)
+        assert point["vs_best_ci"] == pytest.approx([d.mean() - Z95 * se, d.mean() + Z95 * se])
+    inside = [p["value"] for p in result.summary["points"] if p["vs_best_ci"][1] >= 0]
+    assert result.best["within_interval"] == [v for v in inside if v != result.best["value"]]
+    assert {"vs_best", "vs_best_ci_low", "vs_best_ci_high"} <= set(result.points.columns)

@@ -47,18 +47,31 @@ def tables(summary: dict) -> str:
 
     name = summary["param"]
     lines = rules_line(summary.get("rules"))
-    lines.append(f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}")
+    paired = all(p.get("vs_best_ci") for p in summary["points"])  # (older or huge sweeps: none)
+    vs_best = f" {'vs best':>8} {'paired 95% interval':>20}" if paired else ""
+    lines.append(f"{name:>12} {'win share':>9} {'95% interval':>18} {'mean worth':>10}{vs_best}")
     for p in summary["points"]:
-        lines.append(
+        line = (
             f"{format_value(p['value']):>12} {read_number(p['win_share']):>9.4f} "
             f"{interval(p['win_share_ci']):>18} {read_number(p['mean_worth']):>10.1f}"
         )
+        if paired:
+            line += f" {read_number(p['vs_best']):>+8.4f} {interval(p['vs_best_ci']):>20}"
+        lines.append(line)
     best = summary["best"]
     tied = "".join(f", tied with {name}={format_value(v)}" for v in best.get("tied", []))
     lines.append(
         f"best: {name}={format_value(best['value'])} (win share "
         f"{read_number(best['win_share']):.4f}{tied}) against {', '.join(summary['field'])}"
     )
+    if paired and len(summary["points"]) > 1:
+        close = [format_value(v) for v in best.get("within_interval", [])]
+        lines.append(
+            (f"not told apart from it (paired interval holds 0): {', '.join(close)}; " if close
+             else "every other value is below it (paired intervals); ")
+            + "the best of several on the same deals reads high: confirm it on fresh deals "
+            "(barbaron compare, or another --seed)"
+        )  # fmt: skip
     return "\n".join(lines)
 
 
