@@ -82,8 +82,21 @@ def deferring(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        with deferred():
-            return function(*args, **kwargs)
+        returned = False
+        try:
+            with deferred():
+                result = function(*args, **kwargs)
+                returned = True
+        except KeyboardInterrupt:
+            out = getattr(result, "out", None) if returned else None
+            if out is None:
+                raise
+            from barbaron.errors import RunInterrupted  # noted as the run finished: say so
+
+            raise RunInterrupted(
+                f"interrupted after the run was complete: its results are in {out}"
+            ) from None
+        return result
 
     return call
 

@@ -115,6 +115,8 @@ def test_python_dash_m_barbaron_is_the_command():
     [
         (["--scale", "0.05"], "--scale goes with --end-to-end"),
         (["--end-to-end", "--lineup", "hard-4p"], "--lineup is the engine bench's"),
+        (["--end-to-end", "--games", "1000"], "--games is the engine bench's"),  # (ignored, QA)
+        (["--end-to-end", "--batch-size", "100"], "--batch-size is the engine bench's"),
     ],
 )
 def test_bench_refuses_options_it_would_ignore(capsys, argv, message):

@@ -952,3 +952,23 @@ def test_ctrl_c_as_a_finished_run_tidies_up_says_the_results_are_complete(
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
     assert not (tmp_path / "done.partial").exists()
     assert not list(tmp_path.glob("*.lock"))
+
+
+def test_a_signal_as_the_run_returns_says_the_results_are_complete(tmp_path, capsys, monkeypatch):
+    """SIGTERM in the run's last moments, once its folder was complete, said only 'error:
+    interrupted' (QA): a researcher then tried --resume on complete results."""
+    from barbaron import runs
+
+    real = runs.Run.finish
+
+    def finish_then_signal(self, *args, **kwargs):
+        result = real(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # noted while deferred, raised as the call ends
+        return result
+
+    monkeypatch.setattr(runs.Run, "finish", finish_then_signal)
+    out = tmp_path / "done"
+    status, _, err = run(capsys, *PLAY, "--workers", "1", "--out", out)
+    assert status == 130 and one_line(err), err
+    assert f"after the run was complete: its results are in {out}" in err
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"

@@ -13,6 +13,7 @@ from barbaron.errors import UsageError
 HELP = "measure the batch engine's games per second and peak memory"
 MAX_BENCH_GAMES = 100_000_000  # games per lineup at the most (about ten minutes)
 
+ENGINE_GAMES = 262_144  # the engine bench's games per lineup
 LINEUPS = {
     "threshold-4p": ["threshold:buy=0,takeover=none,upgrade=0"] * 4,
     "threshold-eager-4p": ["threshold:buy=0,takeover=0,upgrade=0"] * 4,
@@ -25,12 +26,11 @@ LINEUPS = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--games", type=int, default=262144, help="games per lineup (default 262144)"
+        "--games", type=int, help=f"games per lineup (default {ENGINE_GAMES})"
     )
     parser.add_argument(
         "--batch-size",
         type=int,
-        default=DEFAULT_BATCH_SIZE,
         help=f"games per batch (default {DEFAULT_BATCH_SIZE})",
     )
     parser.add_argument(
@@ -54,11 +54,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.end_to_end:
-        if args.lineup:
-            raise UsageError("--lineup is the engine bench's; --end-to-end times its own lineups")
+        for given, option in ((args.lineup, "--lineup"), (args.games, "--games")):
+            if given is not None:
+                raise UsageError(
+                    f"{option} is the engine bench's; --end-to-end times its own lineups "
+                    "(--scale shrinks or grows them)"
+                )
+        if args.batch_size is not None:
+            raise UsageError(
+                "--batch-size is the engine bench's; --end-to-end times the commands as users "
+                "run them, with their default batch"
+            )
         return _end_to_end(1.0 if args.scale is None else args.scale)
     if args.scale is not None:
         raise UsageError("--scale goes with --end-to-end; for the engine alone give --games")
+    args.games = ENGINE_GAMES if args.games is None else args.games
+    args.batch_size = DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size
     from barbaron.api import build_bots
     from barbaron.bench import bench_lineup
     from barbaron.rules import Rules
@@ -95,9 +106,11 @@ def _end_to_end(scale: float) -> int:
     for t in targets:
         goal = f"{'>=' if t.higher_is_better else '<='}{t.goal:.2f}"
         print(f"{t.name:<55} {t.value:>8.2f} {goal:>8}  {'yes' if t.met else 'NO'}")
-    if scale != 1:
+    if scale < 1:
         print(
             f"(--scale {scale:g}: the goals are set for full-size runs; at a smaller scale the "
             "fixed start-up weighs more, so the ratios come out lower)"
         )
+    elif scale > 1:
+        print(f"(--scale {scale:g}: the goals are set for full-size runs, the figures above)")
     return 0
