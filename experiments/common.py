@@ -160,6 +160,27 @@ def add_force(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_rounds_and_out(parser: argparse.ArgumentParser, study: str) -> None:
+    """--rounds and --out of a study whose results folder is named after its rounds."""
+    parser.add_argument(
+        "--rounds",
+        type=count,
+        default=10,
+        help="rounds per game (default 10; 15 is the Long night house rule)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"results folder (default results/{study}, or results/{study}-R-rounds for other "
+        "--rounds)",
+    )
+
+
+def default_out(study: str, rounds: int) -> Path:
+    """``results/STUDY``, or ``results/STUDY-R-rounds`` for rules of other than 10 rounds."""
+    return ROOT / "results" / (study + ("" if rounds == 10 else f"-{rounds}-rounds"))
+
+
 def output_file(path: Path, option: str = "--out") -> Path:
     """``path``, a file a script writes at its end, made ready before its work starts: its
     folder created, and a name that cannot be written refused in one line (not after an hour of

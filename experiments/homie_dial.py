@@ -37,7 +37,7 @@ from barbaron.params import read_number
 from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce
 from experiments import common
-from experiments.common import ROOT, run
+from experiments.common import run
 
 SEED = 1313
 BOT = "homie"
@@ -214,24 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=1)
-    parser.add_argument(
-        "--rounds",
-        type=common.count,
-        default=10,
-        help="rounds per game (default 10; 15 is the Long night house rule)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="results folder (default results/homie_dial, or results/homie_dial-R-rounds for "
-        "other --rounds)",
-    )
+    common.add_rounds_and_out(parser, "homie_dial")
     common.add_force(parser)
     args = parser.parse_args(argv)
     games = args.games - args.games % PLAYERS
-    default_out = (
-        ROOT / "results" / ("homie_dial" + ("" if args.rounds == 10 else f"-{args.rounds}-rounds"))
-    )
+    default_out = common.default_out("homie_dial", args.rounds)
     args.out = args.out or default_out
     args.out.mkdir(parents=True, exist_ok=True)
     folder = args.out / "runs" / "sweep"

@@ -51,7 +51,7 @@ from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.stats import zero_crossing
 from experiments import common
-from experiments.common import ROOT, run
+from experiments.common import run
 
 SEED = 2026
 FULL_GRID = "0:200:25"
@@ -413,18 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=2)
-    parser.add_argument(
-        "--rounds",
-        type=common.count,
-        default=10,
-        help="rounds per game (default 10; 15 is the Long night house rule)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="results folder (default results/seat_compensation, or "
-        "results/seat_compensation-R-rounds for other --rounds)",
-    )
+    common.add_rounds_and_out(parser, "seat_compensation")
     common.add_force(parser)
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
@@ -453,9 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(solves) - set(chosen))
     if unknown:
         parser.error(f"solve {unknown[0]!r}: not among --tables")
-    if args.out is None:
-        name = "seat_compensation" + ("" if args.rounds == 10 else f"-{args.rounds}-rounds")
-        args.out = ROOT / "results" / name
+    args.out = args.out or common.default_out("seat_compensation", args.rounds)
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games
     args.out.mkdir(parents=True, exist_ok=True)

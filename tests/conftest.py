@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from barbaron import rules as R
 from barbaron.strategy import GameView, ScalarStrategy, Strategy
@@ -84,8 +85,6 @@ def interrupted_at(folder_path: Path, job, unit: int, force: bool = False) -> No
     """Play ``job`` into the results folder ``folder_path`` (with ``force``: beside an earlier
     run there) until unit ``unit`` finishes, then Ctrl-C: leaves the interrupted run's partial
     folder."""
-    import pytest
-
     from barbaron.results import RunFolder
     from barbaron.run import execute
 
@@ -97,3 +96,18 @@ def interrupted_at(folder_path: Path, job, unit: int, force: bool = False) -> No
     with pytest.raises(KeyboardInterrupt):
         execute(job, folder, quiet=True, on_unit=interrupt)
     folder.close()
+
+
+@pytest.fixture
+def ctrl_c_as_it_tidies_up(monkeypatch):
+    """A Ctrl-C as a finished run removes its tallies: once its results are in place."""
+    from barbaron import results
+
+    real = results.shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if Path(path).name == results.TALLIES:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(results.shutil, "rmtree", rmtree)

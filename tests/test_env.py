@@ -380,6 +380,14 @@ class _FailsOnce(Strategy):
         return np.zeros(games.size, dtype=bool)
 
 
+def _give_coins_through_the_base(view) -> None:
+    """What a cheating bot tries: write the coins through the memory its view hangs from."""
+    base = view.coins
+    while base.base is not None:
+        base = base.base
+    base[...] += 100_000
+
+
 def test_after_an_error_mid_game_the_env_refuses_to_step_instead_of_ending_the_game():
     """A bot that raised inside a step left the play's generator dead, and the next step took
     that for the end of the game: done, with the rewards and worths of a half-played game
@@ -419,10 +427,7 @@ def test_bots_inside_the_env_cannot_write_the_game_state():
 
     class Cheat(_FailsOnce):
         def buy(self, view, games, bars):
-            base = view.coins
-            while base.base is not None:
-                base = base.base
-            base[...] += 100_000
+            _give_coins_through_the_base(view)
             return np.ones(games.size, dtype=bool)
 
     env = SeatEnv(["normal", Cheat(), "normal"], seat=0)
@@ -475,10 +480,7 @@ def test_a_refused_reset_changes_nothing():
 def test_a_strategy_asked_for_its_actions_cannot_write_the_game_state():
     class Cheat(_FailsOnce):
         def buy(self, view, games, bars):
-            base = view.coins
-            while base.base is not None:
-                base = base.base
-            base[...] += 100_000
+            _give_coins_through_the_base(view)
             return np.ones(games.size, dtype=bool)
 
     env = BatchEnv(seat=0)

@@ -933,18 +933,10 @@ def test_force_keeps_the_old_results_whole_until_the_new_are_in_place(
 
 
 def test_ctrl_c_as_a_finished_run_tidies_up_says_the_results_are_complete(
-    tmp_path, capsys, monkeypatch
+    tmp_path, capsys, ctrl_c_as_it_tidies_up
 ):
     """A Ctrl-C once the folder had been moved into place said 'interrupted before any game
     finished; nothing was written' beside complete results (QA). It now says where they are."""
-    real = shutil.rmtree
-
-    def rmtree(path, *args, **kwargs):
-        if Path(path).name == results.TALLIES:
-            raise KeyboardInterrupt
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(results.shutil, "rmtree", rmtree)
     out = tmp_path / "done"
     status, _, err = run(capsys, *PLAY, "--workers", "1", "--out", out)
     assert status == 130 and one_line(err), err

@@ -1,7 +1,6 @@
 """How a study reuses, refuses, replays and continues its sub-runs (experiments.common.run)."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -130,19 +129,11 @@ def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_ol
     assert summary == play(tmp_path / "whole", capsys, seed=4, batch_size=50)[0]
 
 
-def test_results_in_place_when_ctrl_c_came_keep_their_record(tmp_path, capsys, monkeypatch):
+def test_results_in_place_when_ctrl_c_came_keep_their_record(
+    tmp_path, capsys, monkeypatch, ctrl_c_as_it_tidies_up
+):
     """A Ctrl-C as the finished run tidied up left complete results without arguments.json,
     which the study then refused (review): the record is written all the same."""
-    from barbaron import results
-
-    real = results.shutil.rmtree
-
-    def rmtree(path, *args, **kwargs):
-        if Path(path).name == results.TALLIES:
-            raise KeyboardInterrupt
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(results.shutil, "rmtree", rmtree)
     out = tmp_path / "run"
     with pytest.raises(RunInterrupted, match="after the run was complete"):
         play(out, capsys)

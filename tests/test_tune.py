@@ -294,20 +294,10 @@ def test_a_best_at_the_bots_own_limit_is_not_told_to_widen_the_range():
 
 
 def test_ctrl_c_once_the_tuning_folder_is_in_place_says_it_is_complete(
-    tmp_path, capsys, monkeypatch
+    tmp_path, capsys, ctrl_c_as_it_tidies_up
 ):
     """A Ctrl-C as the finished folder was tidied up made the study open its moved database:
     a multi-line optuna traceback and a lock left behind (review)."""
-    from barbaron import results
-
-    real = results.shutil.rmtree
-
-    def rmtree(path, *args, **kwargs):
-        if Path(path).name == results.TALLIES:
-            raise KeyboardInterrupt
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(results.shutil, "rmtree", rmtree)
     out = tmp_path / "t"
     argv = ["tune", "--bot", "threshold", "--param", "buy=0:300", "--field", "greedy"]
     argv += ["--trials", "2", "--games-per-trial", "40", "--quiet", "--out", str(out)]
