@@ -37,6 +37,7 @@
     python -m experiments.homie_ladder --tune          # re-choose Normal (under a minute)
     python -m experiments.homie_ladder --games 4000 --sweep-games 2000 --ladder-games 40000 \\
         --grid-games 20000 --mc-games 4000 --out /tmp/ladder                  # a small rerun
+    python -m experiments.homie_ladder --rounds 15     # the Long night: homie_ladder-15-rounds
 
 All tables play every seat rotation; intervals are 95% over deals. ``OUT/runs/`` holds one
 barbaron results folder per table, tournament, sweep or tune (not committed); ``summary.json``
@@ -63,7 +64,7 @@ from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce, luce_shares
 from barbaron.tournament import design as tournament_design
 from experiments import common
-from experiments.common import ROOT, run
+from experiments.common import run
 
 SEED = 4242
 Z = 1.959963984540054  # 95%
@@ -140,6 +141,7 @@ def play(bots: list[str], games: int, args: argparse.Namespace, name: str) -> di
         bots=bots,
         games=games,
         seed=args.seed,
+        rounds=args.rounds,
     )
 
 
@@ -198,6 +200,7 @@ def rate(pool: list[str], games: int, args: argparse.Namespace, name: str, **des
         games=games,
         anchor=ANCHOR,
         seed=args.seed,
+        rounds=args.rounds,
         batch_size=batch,
         **design,
     )
@@ -486,6 +489,7 @@ def tune_normal(args: argparse.Namespace) -> dict:
         bots=[given, *TUNE_FIELD],
         games=PROBE_GAMES,
         seed=args.seed + 2,
+        rounds=args.rounds,
     )
     share = lone_share(probe, given)[0]
     offset = float(r[TUNE_BOT]) - implied_rating(share, field)
@@ -503,6 +507,7 @@ def tune_normal(args: argparse.Namespace) -> dict:
         trials=TUNE_TRIALS,
         games_per_trial=TUNE_GAMES,
         seed=args.seed,
+        rounds=args.rounds,
     )
     command = (
         f"barbaron tune --bot {given} --param {TUNE_PARAM} --field {' '.join(TUNE_FIELD)} "
@@ -591,6 +596,7 @@ def sweeps(args: argparse.Namespace) -> pd.DataFrame:
             field=bot,
             games=args.sweep_games,
             seed=args.seed,
+            rounds=args.rounds,
         )
         for p in s["points"]:
             rows.append(
@@ -695,11 +701,12 @@ def plot_all(
 def command_of(args: argparse.Namespace, defaults: dict) -> str:
     """The command that reproduces this run."""
     parts = ["python -m experiments.homie_ladder"]
-    for name in ("games", "sweep_games", "ladder_games", "grid_games", "mc_games", "mc", "seed"):
+    names = ("games", "sweep_games", "ladder_games", "grid_games", "mc_games", "mc", "seed")
+    for name in (*names, "rounds"):
         value = getattr(args, name)
         if value != defaults[name]:
             parts.append(f"--{name.replace('_', '-')} {value}")
-    if args.out.resolve() != (ROOT / "results" / "homie_ladder").resolve():
+    if args.out.resolve() != common.default_out("homie_ladder", args.rounds).resolve():
         parts.append(f"--out {args.out}")
     return " ".join(parts)
 
@@ -739,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mc", default=MC, help=f"the mc spec to rate (default {MC}; none: skip)")
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=2)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "homie_ladder")
+    common.add_rounds_and_out(parser, "homie_ladder")
     common.add_force(parser)
     parser.add_argument(
         "--tune",
@@ -752,6 +759,7 @@ def main(argv: list[str] | None = None) -> int:
         api.build_bots([args.mc])  # a bad spec is refused before the hours of play
     check_game_counts(args)
     defaults = {k: parser.get_default(k) for k in vars(args)}
+    args.out = args.out or common.default_out("homie_ladder", args.rounds)
     args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if args.tune:
@@ -781,6 +789,7 @@ def main(argv: list[str] | None = None) -> int:
         "simple policy, the presets",
         "command": preset["command"],
         "seed": args.seed,
+        "rounds": args.rounds,
         "model": MODEL,
         "interval": INTERVAL,
         "anchor": f"{ANCHOR} at 0",

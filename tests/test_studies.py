@@ -280,3 +280,25 @@ def test_a_training_script_makes_its_out_folder_and_refuses_a_bad_out_before_tra
     assert json.loads(weights.read_text())["trained"]["games"] == 20
     with pytest.raises(UsageError, match="is a folder: give the file to write"):
         train_value.main(["--games", "20", "--out", str(tmp_path)])
+
+
+def test_the_ladder_takes_the_long_night(tmp_path, monkeypatch):
+    """--rounds reaches every run of the ladder, whose folder is then named after it (only
+    the seat and dial studies took the Long night, QA)."""
+    calls = []
+
+    class Stop(Exception):
+        pass
+
+    def first_run(function, out, **arguments):
+        calls.append((out, arguments))
+        raise Stop
+
+    monkeypatch.setattr(homie_ladder, "run", first_run)
+    monkeypatch.setattr(homie_ladder.common, "ROOT", tmp_path)
+    with pytest.raises(Stop):
+        homie_ladder.main(["--rounds", "15", "--mc", "none"])
+    ((out, arguments),) = calls
+    assert arguments["rounds"] == 15 and out.is_relative_to(
+        tmp_path / "results" / "homie_ladder-15-rounds"
+    )
