@@ -514,7 +514,7 @@ def sweep(
         return False
 
     with Run.open("sweep", execution, arms, games) as run:
-        run.play(on_unit=on_unit if paired is not None else None)
+        run.play(on_unit=on_unit if paired is not None else None, stopping=False)
         points = []
         columns = ("bot", "win_share", "win_share_ci", "mean_worth")
         for v, spec, total in zip(values, specs, run.totals, strict=True):
@@ -544,7 +544,7 @@ def sweep(
                 "within_interval": [
                     p["value"]
                     for p in points
-                    if p is not best and p["vs_best_ci"] and p["vs_best_ci"][1] >= 0
+                    if p is not best and p["vs_best_ci"] and not p["vs_best_ci"][1] < 0
                 ],
             },
             "bots": [

@@ -503,7 +503,7 @@ def write_text(path: str, text: str, *, replace: bool = True) -> str:
         stem, suffix = os.path.splitext(path)
         for n in itertools.count(2):
             try:
-                os.link(tmp, target)  # fails, never replaces, when the name is taken
+                _create_new(tmp, target, text)  # fails, never replaces, when the name is taken
                 return target
             except FileExistsError:
                 target = f"{stem}-{n}{suffix}"
@@ -512,3 +512,20 @@ def write_text(path: str, text: str, *, replace: bool = True) -> str:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _create_new(tmp: str, target: str, text: str) -> None:
+    """``target`` made as a new file holding ``text`` (the whole of ``tmp``), never replacing
+    one: a hard link of ``tmp``, or where the file system has none (FAT, many network and
+    FUSE mounts) a file opened to be created; FileExistsError when the name is taken."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here: create it exclusively and write it
+        with open(target, "x", encoding="utf-8") as f:
+            try:
+                f.write(text)
+            except BaseException:
+                os.unlink(target)  # no half-written game under its name
+                raise

@@ -14,3 +14,14 @@ class RunFailed(RuntimeError):
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C or SIGTERM: says what was kept and how to resume. Still a
     ``KeyboardInterrupt``, so that a notebook's ``except Exception`` does not swallow Ctrl-C."""
+
+
+def interrupted_when_complete(out: object) -> RunInterrupted:
+    """What a Ctrl-C that came once a run's results were complete says: where they are (or,
+    for a run in memory, that they are dropped with the call)."""
+    where = (
+        f"its results are in {out}"
+        if out is not None
+        else "its results were in memory and are dropped: run it again"
+    )
+    return RunInterrupted(f"interrupted after the run was complete: {where}")

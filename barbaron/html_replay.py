@@ -363,7 +363,8 @@ function show(i) {
   const f = F[cur];
   slider.value = cur;
   // slots count from 0, as in #turn=N, scenario files and error messages; the last is closing
-  document.getElementById("frame-label").textContent = "slot " + cur + " of " + (F.length - 1);
+  document.getElementById("frame-label").textContent = cur === F.length - 1 ? "closing time"
+    : "slot " + cur + " of " + (F.length - 2);
   document.getElementById("turn-title").textContent = f.title;
   drawBoard(f);
   const body = document.querySelector("#players tbody");

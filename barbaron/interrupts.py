@@ -88,14 +88,11 @@ def deferring(function: Callable[P, R]) -> Callable[P, R]:
                 result = function(*args, **kwargs)
                 returned = True
         except KeyboardInterrupt:
-            out = getattr(result, "out", None) if returned else None
-            if out is None:
+            if not (returned and hasattr(result, "out")):
                 raise
-            from barbaron.errors import RunInterrupted  # noted as the run finished: say so
+            from barbaron.errors import interrupted_when_complete  # noted as it returned
 
-            raise RunInterrupted(
-                f"interrupted after the run was complete: its results are in {out}"
-            ) from None
+            raise interrupted_when_complete(result.out) from None
         return result
 
     return call

@@ -39,18 +39,21 @@ def execute(
     *,
     quiet: bool = False,
     on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None,
+    stopping: bool = True,
     on_start: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Play the job's units not yet in ``folder``, writing each as it finishes.
 
-    ``on_unit`` sees every unit in order (those of an interrupted run first, replayed from
-    their tallies) with the totals so far, and returns True to stop early; the games played
-    are then deals 0..k of every arm. Ctrl-C and SIGTERM while it plays are raised at safe
-    points: between turn slots and units (``barbaron.interrupts``). ``on_start``: see
-    :func:`~barbaron.harness.run_units`.
+    ``on_unit`` sees every unit (those of an interrupted run first, replayed from their
+    tallies) with the totals so far, and returns True to stop early; the games played are
+    then deals 0..k of every arm. For that it sees them in order: of an interrupted run's
+    units only the first ones without a gap are kept. Without ``stopping`` (a callback that
+    only adds up, never stops) every finished unit is kept, and seen first. Ctrl-C and
+    SIGTERM while it plays are raised at safe points: between turn slots and units
+    (``barbaron.interrupts``). ``on_start``: see :func:`~barbaron.harness.run_units`.
     """
     with interrupts.deferred():
-        return _play_units(job, folder, quiet, on_unit, on_start)
+        return _play_units(job, folder, quiet, on_unit, stopping, on_start)
 
 
 def _play_units(
@@ -58,12 +61,13 @@ def _play_units(
     folder: RunFolder | InMemory,
     quiet: bool,
     on_unit: Callable[[UnitResult, list[Totals]], bool] | None,
+    stopping: bool,
     on_start: Callable[[], None] | None,
 ) -> RunOutcome:
     """:func:`execute`'s work."""
     totals = new_totals(job)
     done = folder.done_units()
-    if on_unit is not None:  # a stopping rule sees deals 0..k only: keep the done units' prefix
+    if on_unit is not None and stopping:  # a stopping rule sees deals 0..k: the done prefix
         prefix = next((i for i, unit in enumerate(done) if unit != i), len(done))
         folder.drop(done[prefix:])  # played again, in order
         done = done[:prefix]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
-from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.errors import RunFailed, RunInterrupted, UsageError, interrupted_when_complete
 from barbaron.params import flag
 
 if TYPE_CHECKING:
@@ -499,8 +499,13 @@ class Run:
         if isinstance(error, RuntimeError) and "dask" in str(error):
             raise UsageError(str(error)) from None
 
-    def play(self, on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None) -> None:
-        """Play the units not yet done."""
+    def play(
+        self,
+        on_unit: Callable[[UnitResult, list[Totals]], bool] | None = None,
+        *,
+        stopping: bool = True,
+    ) -> None:
+        """Play the units not yet done (``on_unit``, ``stopping``: see ``run.execute``)."""
         from barbaron import interrupts
         from barbaron.run import execute
 
@@ -512,6 +517,7 @@ class Run:
                 self.sink,
                 quiet=quiet,
                 on_unit=on_unit,
+                stopping=stopping,
                 on_start=_import_plots if plots else None,
             )
 
@@ -573,9 +579,7 @@ def raise_when_complete(folder: object, error: BaseException) -> None:
     they are whole, and nothing is to be resumed."""
     if getattr(folder, "complete", False) and isinstance(error, KeyboardInterrupt):
         folder.close()
-        raise RunInterrupted(
-            f"interrupted after the run was complete: its results are in {folder.out}"
-        ) from None
+        raise interrupted_when_complete(folder.out) from None
 
 
 RESUME_ADVICE = "run the same command with --resume (in the library: resume=True) to continue"

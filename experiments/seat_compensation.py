@@ -328,7 +328,7 @@ def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
         "even_bonus": even,
         "even_ci_low": summary["even"]["ci"][0],
         "even_ci_high": summary["even"]["ci"][1],
-        "fair_at_100": None if at_100 is None else bool(at_100["seat_balance"]["balanced"]),
+        "fair_at_100": None if at_100 is None else at_100["seat_balance"]["balanced"],
         "balance_p_at_100": np.nan if at_100 is None else at_100["seat_balance"]["p_value"],
         "shares_at_100": ""
         if at_100 is None

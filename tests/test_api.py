@@ -548,3 +548,14 @@ def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
     inside = [p["value"] for p in result.summary["points"] if p["vs_best_ci"][1] >= 0]
     assert result.best["within_interval"] == [v for v in inside if v != result.best["value"]]
     assert {"vs_best", "vs_best_ci_low", "vs_best_ci_high"} <= set(result.points.columns)
+
+
+def test_a_sweep_of_one_deal_tells_no_value_apart_from_the_best(capsys, tmp_path):
+    """With one deal the paired interval is not a number, and the sweep said 'every other
+    value is below it' of a value tied with the best (review)."""
+    argv = ["sweep", "--bot", "threshold", "--param", "upgrade=100000,200000"]
+    argv += ["--field", "greedy", "--games", "4", "--quiet", "--out", str(tmp_path / "s")]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "not told apart from it (paired interval holds 0): 200000" in out, out
+    assert "every other value is below it" not in out

@@ -197,7 +197,8 @@ def test_a_recorded_decision_the_game_does_not_allow_names_its_file(capsys, tmp_
     first = next(i for i, (_, kind, _) in enumerate(data["decisions"]) if kind == "upgrade")
     data["decisions"][first][2] = 11  # Golden Mile, owned by nobody at the first question
     saved.write_text(json.dumps(data))
-    for mode in ("--check", "--log"):
-        status, _, err = run(capsys, "replay", mode, str(saved))
-        assert status == 2 and err.startswith(f"error: {saved}: ") and "bar 11" in err, err
+    for mode in (["--check"], ["--log"], ["--html", str(tmp_path / "g.html")]):
+        status, _, err = run(capsys, "replay", *mode, str(saved))
+        assert status == 2 and str(saved) in err and "bar 11" in err, err
         assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "g.html").exists()

@@ -246,3 +246,21 @@ def test_a_file_that_appears_during_the_game_is_kept_without_force(tmp_path, cap
     status, out, err = run(capsys, *argv, "--force")
     assert status == 0 and "mine" not in saved.read_text() and f"saved to {saved}" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["duel-2.json", "duel.json"]
+
+
+def test_a_game_is_saved_where_the_file_system_has_no_hard_links(tmp_path, capsys, monkeypatch):
+    """Saving without replacing linked the finished file into place; on FAT or many network
+    mounts that fails with EPERM, and the only copy of the game was deleted (review)."""
+    import errno
+
+    def no_links(src, dst, *args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted", dst)
+
+    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    saved = tmp_path / "duel.json"
+    argv = ["duel", "--homies", "easy", "--seed", "3", "--save", str(saved)]
+    status, out, err = run(capsys, *argv)
+    assert status == 0 and f"saved to {saved}" in out, err
+    assert "easy" in json.loads(saved.read_text())["bots"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["duel.json"]  # no temporary left

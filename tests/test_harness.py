@@ -1134,6 +1134,18 @@ def test_report_prints_the_tables_the_command_printed(argv, tmp_path, capsys):
     assert status == 0 and tables in printed and tables in reported, (tables, reported)
 
 
+def test_the_f_tail_equals_scipys_far_into_the_tails():
+    """hotelling_sf's own incomplete beta (no scipy import on every command) against scipy's F
+    distribution, from p near 1 to p near 1e-200, for 1 to 3 dimensions and 3 to 1e6 deals."""
+    from scipy import stats as scipy_stats
+
+    for k in (1, 2, 3):
+        for n in (k + 2, 12, 40, 300, 10_000, 1_000_000):
+            for t2 in (1e-6, 0.5, 2.0, 10.0, 50.0, 966.07, 3000.0):
+                expected = scipy_stats.f.sf(t2 * (n - k) / (k * (n - 1)), k, n - k)
+                assert hotelling_sf(t2, k, n) == pytest.approx(expected, rel=1e-7, abs=1e-300)
+
+
 def test_the_seat_test_keeps_its_level_better_with_few_deals():
     """Balanced seats (a uniform winner), four players: the chi-square reference rejected 8.2%
     of 40-deal runs at the 5% level (QA measured 9.8% with Hard); Hotelling's F rejects 6.5%
@@ -1149,9 +1161,48 @@ def test_the_seat_test_keeps_its_level_better_with_few_deals():
             shares = np.zeros((deals, 4), dtype=np.int64)
             shares[np.arange(deals), rng.integers(0, 4, deals)] = 12
             test = _balance_of(shares)
-            f_rejected += not test.balanced
+            f_rejected += test.balanced is False
             chi2_rejected += scipy_stats.chi2.sf(test.statistic, test.dof) < 0.05
         if deals == 40:
             assert f_rejected / runs < min(0.075, chi2_rejected / runs - band), f_rejected
         else:
             assert abs(f_rejected / runs - 0.05) < band, f_rejected / runs
+
+
+def test_a_seat_test_that_cannot_be_made_is_neither_balanced_nor_not():
+    """Too few deals: summary.json said "balanced": false beside a p-value of null (review)."""
+    test = _balance_of([[12, 0, 0], [0, 12, 0]])  # 2 deals of three players
+    assert math.isnan(test.p_value) and test.balanced is None
+    assert test.record()["balanced"] is None
+
+
+def test_a_resumed_sweep_keeps_every_finished_unit(tmp_path, monkeypatch):
+    """The sweep adds up its paired differences as units come, but does not stop early: an
+    interrupted sweep with a gap among its finished units (two workers) replays the gap alone,
+    not every unit after it, and comes out as an uninterrupted one (review)."""
+    from barbaron import api
+    from barbaron import run as run_module
+
+    arguments = dict(field="greedy", games=2000, seed=6, batch_size=200, progress=False)
+    whole = api.sweep("threshold", "buy", [0, 300], out=tmp_path / "whole", **arguments)
+    real = run_module.execute
+
+    def stop_after_unit_3(job, folder, *, on_unit=None, **options):
+        def stop(result, totals):
+            if result.unit == 3:
+                raise KeyboardInterrupt
+            return False
+
+        return real(job, folder, on_unit=stop, **options)
+
+    monkeypatch.setattr(run_module, "execute", stop_after_unit_3)
+    out = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        api.sweep("threshold", "buy", [0, 300], out=out, **arguments)
+    monkeypatch.undo()
+    partial = tmp_path / "cut.partial"
+    (partial / "tallies" / "unit-0000001.npz").unlink()  # a gap: unit 1 is played again
+    resumed = api.sweep("threshold", "buy", [0, 300], out=out, resume=True, **arguments)
+    unit = 2 * 200  # a unit plays 200 games of each value
+    assert resumed.games_now == 4000 - 3 * unit  # units 0, 2 and 3 kept: not replayed
+    assert resumed.summary == whole.summary

@@ -25,9 +25,7 @@ LINEUPS = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--games", type=int, help=f"games per lineup (default {ENGINE_GAMES})"
-    )
+    parser.add_argument("--games", type=int, help=f"games per lineup (default {ENGINE_GAMES})")
     parser.add_argument(
         "--batch-size",
         type=int,
@@ -112,5 +110,8 @@ def _end_to_end(scale: float) -> int:
             "fixed start-up weighs more, so the ratios come out lower)"
         )
     elif scale > 1:
-        print(f"(--scale {scale:g}: the goals are set for full-size runs, the figures above)")
+        print(
+            f"(--scale {scale:g}: runs {scale:g} times the full size; the goals are set for "
+            "full size)"
+        )
     return 0

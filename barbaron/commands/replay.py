@@ -344,11 +344,16 @@ def _write_html(
     from barbaron.html_replay import record, render, win_probabilities
     from barbaron.reference import ChanceExhausted
     from barbaron.scenario import DecisionMismatch, ScenarioError
+    from barbaron.strategy import IllegalDecision
 
     began = time.perf_counter()
     try:
         recorded = record(rules, strategies, chance, *((seed, game) if seeded else (None, None)))
     except (ChanceExhausted, DecisionMismatch) as e:
+        raise ScenarioError(f"{title}: {e}") from None
+    except IllegalDecision as e:  # a file's recorded answer the game refuses: the file's fault
+        if seeded:
+            raise
         raise ScenarioError(f"{title}: {e}") from None
     winprob = win_probabilities(recorded, rollout_bots, seed, game, args.rollouts)
     page = render(
