@@ -443,15 +443,7 @@ def presets(
         },
         "fair_beginners_opponent": beginner,
         "tune": tune,
-        "normal_registered_as": None
-        if tune is None
-        else {
-            "tuned": tune["best_spec"],
-            "registered": repr(make_bot("normal")),
-            "note": "every coin amount of the game is a multiple of 5, so a cushion counts in "
-            "steps of 5 coins: the registered default is the tuned cushion rounded up to one "
-            "(the same games, tests/test_bots.py)",
-        },
+        "normal_registered_as": None if tune is None else registered_normal(tune["best_spec"]),
     }
     return record, pd.DataFrame(rows)
 
@@ -459,6 +451,23 @@ def presets(
 def implied_rating(share: float, field: list[float]) -> float:
     """The rating that Luce's rule gives a bot winning ``share`` against bots rated ``field``."""
     return float(ELO * np.log(share / (1 - share) * np.exp(np.array(field) / ELO).sum()))
+
+
+def registered_normal(tuned: str) -> dict:
+    """The registered Normal beside the one this ladder's tuning chose, and whether they play
+    alike (coins come in 5s, so a cushion counts in steps of 5)."""
+    registered = make_bot("normal")
+    same = -(-make_bot(tuned).cushion // 5) * 5 == registered.cushion
+    return {
+        "tuned": tuned,
+        "registered": repr(registered),
+        "note": "every coin amount of the game is a multiple of 5, so a cushion counts in steps "
+        "of 5 coins: the registered default is the tuned cushion rounded up to one (the same "
+        "games, tests/test_bots.py)"
+        if same
+        else "the registered default was tuned for other rules (the 10-round ladder); these "
+        "rules' tuning chose another cushion",
+    }
 
 
 def tune_normal(args: argparse.Namespace) -> dict:
@@ -509,24 +518,28 @@ def tune_normal(args: argparse.Namespace) -> dict:
         seed=args.seed,
         rounds=args.rounds,
     )
+    long = args.rounds != 10  # (the rules of another number of rounds, said in every command)
     command = (
         f"barbaron tune --bot {given} --param {TUNE_PARAM} --field {' '.join(TUNE_FIELD)} "
         f"--target {target} --trials {TUNE_TRIALS} --games-per-trial {TUNE_GAMES} "
-        f"--seed {args.seed} --workers {args.workers} --out runs/tune-normal"
+        f"--seed {args.seed} --workers {args.workers}"
+        + (f" --rounds {args.rounds}" if long else "")
+        + " --out runs/tune-normal"
     )
     record = {
         "command": command,
         "api": f"api.tune({given!r}, [{TUNE_PARAM!r}], field={TUNE_FIELD!r}, "
         f"target={target}, trials={TUNE_TRIALS}, games_per_trial={TUNE_GAMES}, "
-        f"seed={args.seed})",
-        "rerun": "python -m experiments.homie_ladder --tune",
+        f"seed={args.seed}" + (f", rounds={args.rounds})" if long else ")"),
+        "rerun": "python -m experiments.homie_ladder --tune"
+        + (f" --rounds {args.rounds}" if long else ""),
         "derivation": {
             "from": "ratings.csv of the ladder run before it (Hard at 0)",
             "normal_then": now,
             "normal_then_rating": float(r[TUNE_BOT]),
             "normal_then_share_at_the_tune_table": share,
             "probe": f"barbaron play --bots {given} {' '.join(TUNE_FIELD)} --games "
-            f"{PROBE_GAMES} --seed {args.seed + 2}",
+            f"{PROBE_GAMES} --seed {args.seed + 2}" + (f" --rounds {args.rounds}" if long else ""),
             "offset": offset,
             "easy": float(r["easy"]),
             "hard": float(r["hard"]),
