@@ -111,3 +111,20 @@ def ctrl_c_as_it_tidies_up(monkeypatch):
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr(results.shutil, "rmtree", rmtree)
+
+
+def ctrl_c_after_unit(monkeypatch, unit: int) -> None:
+    """Make the next run press Ctrl-C once its unit ``unit`` has finished (and been written)."""
+    from barbaron import run as run_module
+
+    real = run_module.execute
+
+    def execute(job, folder, *, on_unit=None, **options):
+        def stop(result, totals):
+            if result.unit == unit:
+                raise KeyboardInterrupt
+            return False
+
+        return real(job, folder, on_unit=stop, **options)
+
+    monkeypatch.setattr(run_module, "execute", execute)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import interrupted_at
+from conftest import ctrl_c_after_unit, interrupted_at
 
 from barbaron import harness
 from barbaron.cli import main
@@ -1181,21 +1181,10 @@ def test_a_resumed_sweep_keeps_every_finished_unit(tmp_path, monkeypatch):
     interrupted sweep with a gap among its finished units (two workers) replays the gap alone,
     not every unit after it, and comes out as an uninterrupted one (review)."""
     from barbaron import api
-    from barbaron import run as run_module
 
     arguments = dict(field="greedy", games=2000, seed=6, batch_size=200, progress=False)
     whole = api.sweep("threshold", "buy", [0, 300], out=tmp_path / "whole", **arguments)
-    real = run_module.execute
-
-    def stop_after_unit_3(job, folder, *, on_unit=None, **options):
-        def stop(result, totals):
-            if result.unit == 3:
-                raise KeyboardInterrupt
-            return False
-
-        return real(job, folder, on_unit=stop, **options)
-
-    monkeypatch.setattr(run_module, "execute", stop_after_unit_3)
+    ctrl_c_after_unit(monkeypatch, 3)
     out = tmp_path / "cut"
     with pytest.raises(KeyboardInterrupt):
         api.sweep("threshold", "buy", [0, 300], out=out, **arguments)

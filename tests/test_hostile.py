@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ctrl_c_after_unit
 
 from barbaron import results
 from barbaron.cli import main
@@ -127,16 +128,7 @@ def interrupted(tmp_path, capsys, argv, monkeypatch):
     from barbaron import run as run_module
 
     real = run_module.execute
-
-    def execute(job, folder, *, on_unit=None, **options):
-        def stop(result, totals):
-            if result.unit == 2:
-                raise KeyboardInterrupt
-            return False
-
-        return real(job, folder, on_unit=stop, **options)
-
-    monkeypatch.setattr(run_module, "execute", execute)
+    ctrl_c_after_unit(monkeypatch, 2)
     status, _, err = run(capsys, *argv)
     monkeypatch.setattr(run_module, "execute", real)
     assert status == 130 and one_line(err) and "--resume" in err

@@ -4,9 +4,9 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import ctrl_c_after_unit
 
 from barbaron import api
-from barbaron import run as run_module
 from barbaron.errors import RunInterrupted, UsageError
 from experiments import common
 
@@ -57,7 +57,7 @@ def test_an_interrupted_run_is_continued_by_running_the_study_again(tmp_path, ca
     not take, and the study played it again from the start (QA): it now says to run the
     study again, and that continues the kept units to the uninterrupted result."""
     out = tmp_path / "run"
-    _interrupting(monkeypatch)
+    ctrl_c_after_unit(monkeypatch, 1)
     with pytest.raises(RunInterrupted) as stopped:
         play(out, capsys, batch_size=50)
     assert "run the same study command again (without --force)" in str(stopped.value)
@@ -90,21 +90,6 @@ def test_study_tables_are_written_whole(tmp_path, monkeypatch):
     assert pd.read_csv(path)["a"].tolist() == [1] and list(tmp_path.iterdir()) == [path]
 
 
-def _interrupting(monkeypatch, unit: int = 1) -> None:
-    """Ctrl-C once unit ``unit`` of the next run has finished."""
-    real = run_module.execute
-
-    def execute(job, folder, *, on_unit=None, **options):
-        def stop(result, totals):
-            if result.unit == unit:
-                raise KeyboardInterrupt
-            return False
-
-        return real(job, folder, on_unit=stop, **options)
-
-    monkeypatch.setattr(run_module, "execute", execute)
-
-
 def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_old(
     tmp_path, capsys, monkeypatch
 ):
@@ -113,7 +98,7 @@ def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_ol
     it continues, replaces the old results once complete, and records its own arguments."""
     out = tmp_path / "run"
     play(out, capsys, batch_size=50)
-    _interrupting(monkeypatch)
+    ctrl_c_after_unit(monkeypatch, 1)
     with pytest.raises(RunInterrupted):
         common.run(api.play, out, workers=1, force=True, bots=BOTS, games=400, seed=4,
                    batch_size=50)  # fmt: skip
