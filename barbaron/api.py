@@ -498,7 +498,8 @@ def sweep(
     values = [_as_spec_writes(v) for v in values]  # the values the command line would give
     values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
-    games = games_or_default(games, DEFAULT_GAMES, len(field) + 1 if execution.rotate else 1)
+    rotations = len(field) + 1 if execution.rotate else 1
+    games = games_or_default(games, DEFAULT_GAMES, rotations)
     specs = [with_param(bot, param, v) for v in values]
     build_bots(specs + field)
     rules = execution.rules(len(field) + 1)
@@ -506,7 +507,6 @@ def sweep(
         Arm(f"{param}={format_value(v)}", (spec, *field), rules, studied=True)
         for v, spec in zip(values, specs, strict=True)
     ]
-    rotations = len(field) + 1 if execution.rotate else 1
     paired = PairedShares(len(arms), SHARE_SCALE * rotations) if len(arms) <= PAIRED_ARMS else None
 
     def on_unit(result: UnitResult, totals: list[Totals]) -> bool:
