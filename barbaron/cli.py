@@ -118,7 +118,7 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
         return 1, f"illegal decision: {e}"
     if _is(e, "strategy", "StrategyError"):  # it raised while it played: the run failed
         return 1, f"a strategy failed: {e}"
-    if isinstance(e, RunFailed):
+    if isinstance(e, RunFailed) or _is(e, "results", "ResultsError"):  # (a file not written)
         return 1, str(e)
     if isinstance(e, RunInterrupted):
         return 130, str(e)

@@ -47,8 +47,11 @@ def load_weights(path: str | Path | None = None) -> np.ndarray:
 
 def save_weights(weights: np.ndarray, path: str | Path, **extra: object) -> None:
     """Write a weights file :func:`load_weights` reads."""
+    from barbaron.results import written
+
     data = {"parameters": parameter_names(), "weights": [float(x) for x in weights], **extra}
-    Path(path).write_text(json.dumps(data, indent=1) + "\n")
+    with written(Path(path)) as tmp:  # whole or not at all: never a truncated weights file
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def choose(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray, rules: R.Rules) -> np.ndarray:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,12 +43,16 @@ def run(
     line unless ``force`` plays it again. Keys of arguments.json beyond the record are notes
     (say, a ``provenance``); its manifest.json says how long the run took."""
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
-    resume = not force and out.with_name(out.name + ".partial").exists()
-    if not resume and not force and (out / "summary.json").exists():
+    partial = out.with_name(out.name + ".partial")
+    done = (out / "summary.json").exists()
+    if done and not force:
         had = recorded(out)
         if had is not None and {key: had.get(key) for key in record} == record:
-            print(f">>> reusing {out} (played earlier; --force plays it again)", flush=True)
+            left = f"; {partial} (other arguments, interrupted) is left" if partial.exists() else ""
+            print(f">>> reusing {out} (played earlier; --force plays it again){left}", flush=True)
             return json.loads((out / "summary.json").read_text())
+    resume = not force and partial.exists()
+    if done and not force and not resume:
         raise UsageError(
             f"{out} was played with {difference(had, record)}: remove that folder to play it "
             "alone again, or give --force (plays every sub-run of the study again) or another "
@@ -73,9 +78,15 @@ def run(
         elif old is not None:  # the old results stay: so does their record
             write_json(out / RECORD, old)
         if isinstance(e, RunInterrupted | RunFailed):  # this script, not barbaron's, is to rerun
-            raise type(e)(str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)) from None
+            line = str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)
+            if "nothing was written" in line:  # (of this sub-run: the finished ones are kept)
+                line = f"{line} for {out}; the study's finished sub-runs are kept"
+            raise type(e)(line) from None
         if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
-            raise UsageError(f"{e}; or give the study --force to start it afresh") from None
+            raise UsageError(
+                f"{partial} holds a sub-run interrupted with other arguments ({e}): run the "
+                "study with those to finish it, or give --force to start afresh"
+            ) from None
         raise
     write_json(out / RECORD, record)
     return json.loads((out / "summary.json").read_text())
@@ -109,6 +120,30 @@ def difference(had: dict | None, now: dict) -> str:
         return f"arguments it does not record (no readable {RECORD})"
     key = next(key for key, value in now.items() if had.get(key) != value)
     return f"{key}={had.get(key)!r} (now {now[key]!r})"
+
+
+def out_folder(path: Path, option: str = "--out") -> Path:
+    """The study's results folder ``path``, created; a name that cannot be one is refused in
+    one line (a file in its way, no permission) before any game is played."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"{option} {path}: a file stands in the way; give a folder") from None
+    except OSError as e:
+        raise UsageError(f"{option}: cannot create {path}: {e.strerror or e}") from None
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"{option}: cannot write in {path} (no permission)")
+    return path
+
+
+@contextlib.contextmanager
+def finishing() -> Iterator[None]:
+    """The block that writes a study's tables and plots, one after another: a Ctrl-C or
+    SIGTERM there waits for its end, so that they never come from two different runs."""
+    from barbaron import interrupts
+
+    with interrupts.deferred():
+        yield
 
 
 def write_csv(table: pd.DataFrame, path: Path) -> None:

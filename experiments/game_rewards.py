@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    common.out_folder(args.out)
 
     counts = np.zeros((64, R.N_SPACES), dtype=np.int64)  # [k-th rolled turn, space]
     exact = np.array([np.linalg.matrix_power(odds.TURN, k)[R.PAYDAY] for k in range(64)])
@@ -169,55 +169,56 @@ def main(argv: list[str] | None = None) -> int:
             for s in range(R.N_SPACES)
         ]
     )
-    common.write_csv(landings, args.out / "landings.csv")
-    common.write_csv(
-        landing_test(counts, exact, deviation_sum, deviation_squares, args.games),
-        args.out / "landing_test.csv",
-    )
-    spells = pd.DataFrame(spells)
-    spells["invested"] = spells["cost"] + spells["upgrades"]
-    spells["tabs_per_coin"] = spells["tabs"] / spells["invested"]
-    spells["paid_back"] = spells["tabs"] >= spells["cost"]
-    with written(args.out / "spells.parquet") as tmp:
-        spells.to_parquet(tmp, index=False)
-
-    bought = spells[spells["how"] == "buy"]
-    summary = {
-        "purchases": ("tabs", "size"),
-        "mean_tabs": ("tabs", "mean"),
-        "tabs_per_coin": ("tabs_per_coin", "mean"),
-        "paid_back": ("paid_back", "mean"),
-    }
-    bars = (
-        bought.groupby(["bar", "bar_name", "district"])
-        .agg(**summary, mean_round=("round", "mean"))
-        .reset_index()
-    )
-    common.write_csv(bars, args.out / "bars.csv")
-    common.write_csv(
-        bought.groupby("district", sort=False).agg(**summary).reset_index(),
-        args.out / "districts.csv",
-    )
-    common.write_csv(
-        bought.groupby(["bar", "bar_name", "round"]).agg(**summary).reset_index(),
-        args.out / "payback_by_round.csv",
-    )
-    taken = spells[spells["how"] == "takeover"].copy()
-    taken["premium"] = taken["cost"] - taken["value_at_start"]
-    taken["net"] = taken["tabs"] - taken["premium"]
-    takeovers = (
-        taken.groupby(["round", "completes_district", "breaks_full_district"])
-        .agg(
-            takeovers=("net", "size"),
-            mean_premium=("premium", "mean"),
-            mean_tabs_after=("tabs", "mean"),
-            mean_net=("net", "mean"),
-            share_paying=("net", lambda x: float((x > 0).mean())),
+    with common.finishing():  # every table and plot of this run together (Ctrl-C waits)
+        common.write_csv(landings, args.out / "landings.csv")
+        common.write_csv(
+            landing_test(counts, exact, deviation_sum, deviation_squares, args.games),
+            args.out / "landing_test.csv",
         )
-        .reset_index()
-    )
-    common.write_csv(takeovers, args.out / "takeovers.csv")
-    plot(args.out, landings, bought, taken)
+        spells = pd.DataFrame(spells)
+        spells["invested"] = spells["cost"] + spells["upgrades"]
+        spells["tabs_per_coin"] = spells["tabs"] / spells["invested"]
+        spells["paid_back"] = spells["tabs"] >= spells["cost"]
+        with written(args.out / "spells.parquet") as tmp:
+            spells.to_parquet(tmp, index=False)
+
+        bought = spells[spells["how"] == "buy"]
+        summary = {
+            "purchases": ("tabs", "size"),
+            "mean_tabs": ("tabs", "mean"),
+            "tabs_per_coin": ("tabs_per_coin", "mean"),
+            "paid_back": ("paid_back", "mean"),
+        }
+        bars = (
+            bought.groupby(["bar", "bar_name", "district"])
+            .agg(**summary, mean_round=("round", "mean"))
+            .reset_index()
+        )
+        common.write_csv(bars, args.out / "bars.csv")
+        common.write_csv(
+            bought.groupby("district", sort=False).agg(**summary).reset_index(),
+            args.out / "districts.csv",
+        )
+        common.write_csv(
+            bought.groupby(["bar", "bar_name", "round"]).agg(**summary).reset_index(),
+            args.out / "payback_by_round.csv",
+        )
+        taken = spells[spells["how"] == "takeover"].copy()
+        taken["premium"] = taken["cost"] - taken["value_at_start"]
+        taken["net"] = taken["tabs"] - taken["premium"]
+        takeovers = (
+            taken.groupby(["round", "completes_district", "breaks_full_district"])
+            .agg(
+                takeovers=("net", "size"),
+                mean_premium=("premium", "mean"),
+                mean_tabs_after=("tabs", "mean"),
+                mean_net=("net", "mean"),
+                share_paying=("net", lambda x: float((x > 0).mean())),
+            )
+            .reset_index()
+        )
+        common.write_csv(takeovers, args.out / "takeovers.csv")
+        plot(args.out, landings, bought, taken)
     print(bars.round(3).to_string(index=False))
     return 0
 

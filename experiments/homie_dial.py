@@ -219,8 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games = args.games - args.games % PLAYERS
     default_out = common.default_out("homie_dial", args.rounds)
-    args.out = args.out or default_out
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = common.out_folder(args.out or default_out)
     folder = args.out / "runs" / "sweep"
     start = time.perf_counter()
     summary = run(
@@ -237,8 +236,6 @@ def main(argv: list[str] | None = None) -> int:
         rounds=args.rounds,
     )
     table, fit = curve(summary, folder, games)
-    common.write_csv(table, args.out / "curve.csv")
-    plot(args.out, table)
     steps = table.iloc[1:]
     command = f"python -m experiments.homie_dial --games {games} --seed {args.seed}"
     command += f" --workers {args.workers}"
@@ -276,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         "increasing_at_every_step": bool((steps["step"] == "up").all()),
         "even_levels": even_levels(table),
     }
-    write_json(args.out / "summary.json", record)
+    with common.finishing():  # the curve, its plot and summary of this run together
+        common.write_csv(table, args.out / "curve.csv")
+        plot(args.out, table)
+        write_json(args.out / "summary.json", record)
     shown = table[
         ["skill", "win_share", "win_share_ci_low", "win_share_ci_high", "rating"]
         + ["rating_ci_low", "rating_ci_high", "rating_step", "rating_step_ci_low"]

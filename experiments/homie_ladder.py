@@ -772,8 +772,7 @@ def main(argv: list[str] | None = None) -> int:
         api.build_bots([args.mc])  # a bad spec is refused before the hours of play
     check_game_counts(args)
     defaults = {k: parser.get_default(k) for k in vars(args)}
-    args.out = args.out or common.default_out("homie_ladder", args.rounds)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = common.out_folder(args.out or common.default_out("homie_ladder", args.rounds))
     start = time.perf_counter()
     if args.tune:
         tune_normal(args)
@@ -781,22 +780,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     table, record, fit = ladder(args)
-    common.write_csv(table, args.out / "ratings.csv")
     grid = policies(args)
-    common.write_csv(grid, args.out / "policies.csv")
     pairs, ones = matrix(args)
-    common.write_csv(pairs, args.out / "pairs.csv")
-    common.write_csv(ones, args.out / "one_vs_three.csv")
     sweep = sweeps(args)
-    common.write_csv(sweep, args.out / "sweeps.csv")
     tune_path = args.out / "tune.json"
     tune = json.loads(tune_path.read_text()) if tune_path.exists() else None
     if tune is not None:
         tune.pop("trials", None)
     preset, rows = presets(table, fit, grid, beginner_check(pairs, ones), tune)
     preset = {"command": command_of(args, defaults)} | preset
-    write_json(args.out / "presets.json", preset)
-    common.write_csv(rows, args.out / "presets.csv")
     summary = {
         "study": "how far apart are the Homies: a rated ladder of every bot, Hard against every "
         "simple policy, the presets",
@@ -813,8 +805,19 @@ def main(argv: list[str] | None = None) -> int:
         "presets": preset,
         "seconds": round(time.perf_counter() - start, 1),
     }
-    write_json(args.out / "summary.json", summary)
-    plot_all(args.out, table, grid, ones, sweep)
+    with common.finishing():  # every table of this run, written together, or none (Ctrl-C)
+        for frame, name in (
+            (table, "ratings.csv"),
+            (grid, "policies.csv"),
+            (pairs, "pairs.csv"),
+            (ones, "one_vs_three.csv"),
+            (sweep, "sweeps.csv"),
+            (rows, "presets.csv"),
+        ):
+            common.write_csv(frame, args.out / name)
+        write_json(args.out / "presets.json", preset)
+        write_json(args.out / "summary.json", summary)
+        plot_all(args.out, table, grid, ones, sweep)
 
     for frame in (table, grid.head(5)):  # ratings to 0.1 points, win shares to 4 decimals
         shares = {c: "{:.4f}".format for c in frame.columns if "share" in c}

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
     common.add_force(parser)
     args = parser.parse_args(argv)
+    common.out_folder(args.out)
     ks = args.rollouts
     rows = []
     for k in ks:
@@ -65,9 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     table = pd.DataFrame(rows)
-    common.write_csv(table, args.out / "mc_budget.csv")
+    with common.finishing():  # the table and its plot of this run together
+        common.write_csv(table, args.out / "mc_budget.csv")
+        plot(table, args.out / "mc_budget.png")
     print(table.to_string(index=False))
-    plot(table, args.out / "mc_budget.png")
     return 0
 
 

@@ -23,7 +23,9 @@ The tables (``TABLES``), in groups:
 
     python -m experiments.seat_compensation            # full size: 1,000,000 games/point
     python -m experiments.seat_compensation --games 20000 --out /tmp/seats-small
-    python -m experiments.seat_compensation --rounds 15  # the Long night house rule
+    python -m experiments.seat_compensation --rounds 15 --games 400000 --search-games 400000 \
+        --tables hard-4p,hard-3p,hard-2p,skill50-4p,skills-4p,skills-3p,skills-2p \
+        --solves hard-4p                               # the Long night house rule, as committed
 
 Writes ``OUT/<table>/`` (the seats command's folder for each table), ``OUT/solved/<table>/``
 (the solve command's folder), ``OUT/flat/<table>/`` (the flat step on the confirmation's deals)
@@ -445,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or common.default_out("seat_compensation", args.rounds)
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games
-    args.out.mkdir(parents=True, exist_ok=True)
+    common.out_folder(args.out)
 
     seats_rows, even_rows, solved = [], [], []
     records = {}
@@ -465,10 +467,18 @@ def main(argv: list[str] | None = None) -> int:
         solved += solved_rows(table, summary, flat, run_flat(table, step, args))
         for kind in ("solved", "flat"):
             records[f"{kind}/{name}"] = common.recorded(args.out / kind / name)
-    common.write_csv(pd.DataFrame(seats_rows), args.out / "seats.csv")
-    common.write_csv(even, args.out / "even.csv")
-    write_json(args.out / "tables.json", records)
-    plot_even(even, args.out / "even_bonus.png")
+    solved = pd.DataFrame(solved) if solved else None
+    with common.finishing():  # every table of this run written together (Ctrl-C waits)
+        common.write_csv(pd.DataFrame(seats_rows), args.out / "seats.csv")
+        common.write_csv(even, args.out / "even.csv")
+        write_json(args.out / "tables.json", records)
+        plot_even(even, args.out / "even_bonus.png")
+        if solved is not None:
+            common.write_csv(solved, args.out / "solved.csv")
+            plot_solved(solved, args.out / "solved.png")
+        else:  # this run solved nothing: an earlier run's solved tables are not its own
+            for name in ("solved.csv", "solved.png"):
+                (args.out / name).unlink(missing_ok=True)
     shown = [
         "table",
         "games_per_point",
@@ -479,10 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         "balance_p_at_100",
     ]
     print(even[shown].to_string(index=False))
-    if solved:
-        solved = pd.DataFrame(solved)
-        common.write_csv(solved, args.out / "solved.csv")
-        plot_solved(solved, args.out / "solved.png")
+    if solved is not None:
         shown = [
             "table",
             "seat",

@@ -302,3 +302,14 @@ def test_the_ladder_takes_the_long_night(tmp_path, monkeypatch):
     assert arguments["rounds"] == 15 and out.is_relative_to(
         tmp_path / "results" / "homie_ladder-15-rounds"
     )
+
+
+def test_a_run_that_solves_nothing_leaves_no_earlier_solved_tables(tmp_path):
+    """solved.csv and solved.png of an earlier run stayed beside a run with --solves none, as
+    if they were its own (QA)."""
+    argv = ["--tables", "hard-2p", "--games", "600", "--search-games", "800", "--workers", "1"]
+    argv += ["--quiet", "--out", str(tmp_path)]
+    assert seat_compensation.main(argv) == 0 and (tmp_path / "solved.csv").exists()
+    assert seat_compensation.main([*argv, "--solves", "none"]) == 0
+    assert not (tmp_path / "solved.csv").exists() and not (tmp_path / "solved.png").exists()
+    assert (tmp_path / "solved" / "hard-2p" / "summary.json").exists()  # its run is kept

@@ -1,6 +1,7 @@
 """How a study reuses, refuses, replays and continues its sub-runs (experiments.common.run)."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -105,8 +106,10 @@ def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_ol
     monkeypatch.undo()
     capsys.readouterr()
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3  # the old results' own
-    with pytest.raises(UsageError, match="started with --seed 4 .now 3.*--force to start it"):
-        play(out, capsys, batch_size=50)  # (other arguments than the interrupted run's)
+    summary, said = play(out, capsys, batch_size=50)  # the old run's arguments: reused
+    assert "reusing" in said and "run.partial (other arguments, interrupted) is left" in said
+    with pytest.raises(UsageError, match="interrupted with other arguments .*--force to start"):
+        play(out, capsys, seed=5, batch_size=50)  # neither the old run's nor the cut one's
     summary, said = play(out, capsys, seed=4, batch_size=50)
     assert said.startswith(">>> continuing api.play(")
     assert json.loads((out / common.RECORD).read_text())["seed"] == 4
@@ -125,3 +128,42 @@ def test_results_in_place_when_ctrl_c_came_keep_their_record(
     monkeypatch.undo()
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3
     assert "reusing" in play(out, capsys)[1]
+
+
+def test_a_study_writes_its_tables_whole_even_when_ctrl_c_comes_between_them(tmp_path):
+    """A study's tables were written one after another, and a Ctrl-C between two left them
+    from two different runs (QA): in ``finishing`` it waits for the last one."""
+    import os
+    import signal
+
+    with pytest.raises(KeyboardInterrupt):
+        with common.finishing():
+            common.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "one.csv")
+            os.kill(os.getpid(), signal.SIGINT)
+            common.write_csv(pd.DataFrame({"a": [2]}), tmp_path / "two.csv")
+    assert pd.read_csv(tmp_path / "two.csv")["a"].tolist() == [2]
+
+
+def test_a_study_output_that_cannot_be_a_folder_or_file_is_one_line(tmp_path):
+    """An --out that is a file failed with 'File exists' (exit 1), and a table the disk could
+    not take with a 22-line traceback (QA): one line each, exit 2 and exit 1."""
+    import subprocess
+    import sys
+
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    root = Path(__file__).resolve().parents[1]
+    for script in ("homie_dial", "mc_budget", "game_rewards", "seat_compensation"):
+        done = subprocess.run(
+            [sys.executable, "-m", f"experiments.{script}", "--out", str(a_file)],
+            capture_output=True, text=True, cwd=root, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and "a file stands in the way" in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1
+    from barbaron.cli import with_one_line_failures
+    from barbaron.results import ResultsError
+
+    def full_disk() -> int:
+        raise ResultsError("cannot write x/curve.png: No space left on device")
+
+    assert with_one_line_failures(full_disk) == 1
