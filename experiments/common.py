@@ -45,14 +45,11 @@ def run(
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
     partial = out.with_name(out.name + ".partial")
     done = (out / "summary.json").exists()
-    if done and not force:
-        had = recorded(out)
-        if had is not None and {key: had.get(key) for key in record} == record:
-            left = f"; {partial} (other arguments, interrupted) is left" if partial.exists() else ""
-            print(f">>> reusing {out} (played earlier; --force plays it again){left}", flush=True)
-            return json.loads((out / "summary.json").read_text())
     resume = not force and partial.exists()
     if done and not force and not resume:
+        had = recorded(out)
+        if _matches(had, record):
+            return _reused(out)
         raise UsageError(
             f"{out} was played with {difference(had, record)}: remove that folder to play it "
             "alone again, or give --force (plays every sub-run of the study again) or another "
@@ -83,12 +80,25 @@ def run(
                 line = f"{line} for {out}; the study's finished sub-runs are kept"
             raise type(e)(line) from None
         if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
+            if done and _matches(old, record):  # and the finished one these: it stands
+                return _reused(out, f"; {partial} (other arguments, interrupted) is left")
             raise UsageError(
                 f"{partial} holds a sub-run interrupted with other arguments ({e}): run the "
                 "study with those to finish it, or give --force to start afresh"
             ) from None
         raise
     write_json(out / RECORD, record)
+    return json.loads((out / "summary.json").read_text())
+
+
+def _matches(had: dict | None, record: dict) -> bool:
+    """Whether a sub-run's arguments.json records ``record`` (its other keys are notes)."""
+    return had is not None and {key: had.get(key) for key in record} == record
+
+
+def _reused(out: Path, note: str = "") -> dict:
+    """The summary of the finished sub-run ``out``, said to be reused."""
+    print(f">>> reusing {out} (played earlier; --force plays it again){note}", flush=True)
     return json.loads((out / "summary.json").read_text())
 
 
@@ -137,13 +147,21 @@ def out_folder(path: Path, option: str = "--out") -> Path:
 
 
 @contextlib.contextmanager
-def finishing() -> Iterator[None]:
-    """The block that writes a study's tables and plots, one after another: a Ctrl-C or
-    SIGTERM there waits for its end, so that they never come from two different runs."""
+def finishing(out: Path) -> Iterator[None]:
+    """The block that writes a study's tables and plots into ``out``, one after another: a
+    Ctrl-C or SIGTERM there waits for its end, so that they never come from two different
+    runs, and then says they are complete."""
     from barbaron import interrupts
 
-    with interrupts.deferred():
-        yield
+    try:
+        with interrupts.deferred():
+            yield
+    except RunInterrupted:
+        raise
+    except KeyboardInterrupt:  # noted while they were written: all of them were
+        raise RunInterrupted(
+            f"interrupted as the study wrote its tables: they are complete in {out}"
+        ) from None
 
 
 def write_csv(table: pd.DataFrame, path: Path) -> None:

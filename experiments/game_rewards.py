@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             for s in range(R.N_SPACES)
         ]
     )
-    with common.finishing():  # every table and plot of this run together (Ctrl-C waits)
+    with common.finishing(args.out):  # every table and plot of this run together (Ctrl-C waits)
         common.write_csv(landings, args.out / "landings.csv")
         common.write_csv(
             landing_test(counts, exact, deviation_sum, deviation_squares, args.games),

@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         "increasing_at_every_step": bool((steps["step"] == "up").all()),
         "even_levels": even_levels(table),
     }
-    with common.finishing():  # the curve, its plot and summary of this run together
+    with common.finishing(args.out):  # the curve, its plot and summary of this run together
         common.write_csv(table, args.out / "curve.csv")
         plot(args.out, table)
         write_json(args.out / "summary.json", record)

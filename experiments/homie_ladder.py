@@ -805,7 +805,7 @@ def main(argv: list[str] | None = None) -> int:
         "presets": preset,
         "seconds": round(time.perf_counter() - start, 1),
     }
-    with common.finishing():  # every table of this run, written together, or none (Ctrl-C)
+    with common.finishing(args.out):  # every table of this run, written together, or none (Ctrl-C)
         for frame, name in (
             (table, "ratings.csv"),
             (grid, "policies.csv"),

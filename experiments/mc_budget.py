@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     table = pd.DataFrame(rows)
-    with common.finishing():  # the table and its plot of this run together
+    with common.finishing(args.out):  # the table and its plot of this run together
         common.write_csv(table, args.out / "mc_budget.csv")
         plot(table, args.out / "mc_budget.png")
     print(table.to_string(index=False))

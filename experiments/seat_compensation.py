@@ -468,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         for kind in ("solved", "flat"):
             records[f"{kind}/{name}"] = common.recorded(args.out / kind / name)
     solved = pd.DataFrame(solved) if solved else None
-    with common.finishing():  # every table of this run written together (Ctrl-C waits)
+    with common.finishing(args.out):  # every table of this run written together (Ctrl-C waits)
         common.write_csv(pd.DataFrame(seats_rows), args.out / "seats.csv")
         common.write_csv(even, args.out / "even.csv")
         write_json(args.out / "tables.json", records)

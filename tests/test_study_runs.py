@@ -136,8 +136,8 @@ def test_a_study_writes_its_tables_whole_even_when_ctrl_c_comes_between_them(tmp
     import os
     import signal
 
-    with pytest.raises(KeyboardInterrupt):
-        with common.finishing():
+    with pytest.raises(RunInterrupted, match=f"they are complete in {tmp_path}"):
+        with common.finishing(tmp_path):
             common.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "one.csv")
             os.kill(os.getpid(), signal.SIGINT)
             common.write_csv(pd.DataFrame({"a": [2]}), tmp_path / "two.csv")
@@ -167,3 +167,24 @@ def test_a_study_output_that_cannot_be_a_folder_or_file_is_one_line(tmp_path):
         raise ResultsError("cannot write x/curve.png: No space left on device")
 
     assert with_one_line_failures(full_disk) == 1
+
+
+def test_a_forced_replay_of_the_same_arguments_cut_short_is_continued(
+    tmp_path, capsys, monkeypatch
+):
+    """--force replays a sub-run with the same arguments (the bots' code changed, say); cut
+    short, the study's advice is to run it again without --force. That reused the old results
+    beside the kept units of the new ones (review): it continues the replay."""
+    out = tmp_path / "run"
+    play(out, capsys, batch_size=50)
+    old_folder = out.stat().st_ino
+    ctrl_c_after_unit(monkeypatch, 1)
+    with pytest.raises(RunInterrupted):
+        common.run(api.play, out, workers=1, force=True, bots=BOTS, games=400, seed=3,
+                   batch_size=50)  # fmt: skip
+    monkeypatch.undo()
+    capsys.readouterr()
+    summary, said = play(out, capsys, batch_size=50)
+    assert said.startswith(">>> continuing api.play(")
+    assert out.stat().st_ino != old_folder  # the replay's folder, moved in once complete
+    assert not (tmp_path / "run.partial").exists()
