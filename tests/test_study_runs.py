@@ -21,6 +21,16 @@ def play(out, capsys, **changes):
     return summary, capsys.readouterr().out
 
 
+def forced_replay_cut_short(out, capsys, monkeypatch, seed: int) -> None:
+    """A --force replay into ``out`` under ``seed``, stopped by Ctrl-C after its unit 1."""
+    ctrl_c_after_unit(monkeypatch, 1)
+    with pytest.raises(RunInterrupted):
+        common.run(api.play, out, workers=1, force=True, bots=BOTS, games=400, seed=seed,
+                   batch_size=50)  # fmt: skip
+    monkeypatch.undo()
+    capsys.readouterr()
+
+
 def test_a_finished_run_with_the_same_arguments_is_reused_as_it_is(tmp_path, capsys):
     out = tmp_path / "run"
     first, said = play(out, capsys)
@@ -99,12 +109,7 @@ def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_ol
     it continues, replaces the old results once complete, and records its own arguments."""
     out = tmp_path / "run"
     play(out, capsys, batch_size=50)
-    ctrl_c_after_unit(monkeypatch, 1)
-    with pytest.raises(RunInterrupted):
-        common.run(api.play, out, workers=1, force=True, bots=BOTS, games=400, seed=4,
-                   batch_size=50)  # fmt: skip
-    monkeypatch.undo()
-    capsys.readouterr()
+    forced_replay_cut_short(out, capsys, monkeypatch, seed=4)
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3  # the old results' own
     summary, said = play(out, capsys, batch_size=50)  # the old run's arguments: reused
     assert "reusing" in said and "run.partial (other arguments, interrupted) is left" in said
@@ -178,12 +183,7 @@ def test_a_forced_replay_of_the_same_arguments_cut_short_is_continued(
     out = tmp_path / "run"
     play(out, capsys, batch_size=50)
     old_folder = out.stat().st_ino
-    ctrl_c_after_unit(monkeypatch, 1)
-    with pytest.raises(RunInterrupted):
-        common.run(api.play, out, workers=1, force=True, bots=BOTS, games=400, seed=3,
-                   batch_size=50)  # fmt: skip
-    monkeypatch.undo()
-    capsys.readouterr()
+    forced_replay_cut_short(out, capsys, monkeypatch, seed=3)
     summary, said = play(out, capsys, batch_size=50)
     assert said.startswith(">>> continuing api.play(")
     assert out.stat().st_ino != old_folder  # the replay's folder, moved in once complete
