@@ -16,12 +16,15 @@ import numbers
 import sys
 
 
+def is_whole(value: object) -> bool:
+    """Whether ``value`` is a whole number of any integer type (numpy's too), never a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def whole(value: object) -> object:
-    """``value`` as an ``int`` if it is a whole number of any integer type (numpy's too; never a
-    bool), else unchanged for the caller's own check to refuse."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    return value
+    """``value`` as an ``int`` if it is a whole number (:func:`is_whole`), else unchanged for
+    the caller's own check to refuse."""
+    return int(value) if is_whole(value) else value
 
 
 def listed(value: object) -> object:

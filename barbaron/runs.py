@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
 from barbaron.errors import RunFailed, RunInterrupted, UsageError, interrupted_when_complete
-from barbaron.params import flag
+from barbaron.params import flag, is_whole
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -219,7 +219,7 @@ def checked(value: object, name: str, kind: str, *, optional: bool = False):
     if value is None and optional:
         return None
     if kind == "whole":
-        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        ok = is_whole(value)
     elif kind == "bool":
         value = flag(value)
         ok = isinstance(value, bool)

@@ -238,17 +238,10 @@ def output_file(path: Path, option: str = "--out") -> Path:
     """``path``, a file a script writes at its end, made ready before its work starts: its
     folder created, and a name that cannot be written refused in one line (not after an hour of
     training)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise UsageError(
-            f"{option}: cannot create {path.parent}: a file stands in the way"
-        ) from None
-    except OSError as e:
-        raise UsageError(f"{option}: cannot create {path.parent}: {e.strerror or e}") from None
+    out_folder(path.parent, option)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder: give the file to write")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    if path.exists() and not os.access(path, os.W_OK):  # (its folder: checked above)
         raise UsageError(f"{option}: cannot write {path} (no permission)")
     return path
 

@@ -41,7 +41,6 @@ own bar below Draught Tap whose level the agent can pay (R16); a buy or takeover
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -52,6 +51,7 @@ from barbaron import batch
 from barbaron import rules as R
 from barbaron.batch import BatchState, kernel_state
 from barbaron.config import MAX_INDEX
+from barbaron.params import is_whole
 from barbaron.rules import Rules
 from barbaron.strategy import Decision, Mixed, Strategy, ask
 
@@ -196,7 +196,7 @@ def next_game(
     without a seed the run goes on with its next game; a first reset with no seed draws one
     (``draw_seed()``)."""
     if seed is not None:
-        if not _whole(seed) or not 0 <= seed < MAX_INDEX:
+        if not is_whole(seed) or not 0 <= seed < MAX_INDEX:
             raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
         run_seed, game = int(seed), -1
     elif run_seed is None:
@@ -205,21 +205,16 @@ def next_game(
         if game + 1 >= MAX_INDEX:
             raise ValueError("the run has played its last game (2**63 - 1): reset with a seed")
         return run_seed, game + 1
-    if not _whole(chosen):
+    if not is_whole(chosen):
         raise ValueError(f"options['game'] must be a whole number >= 0, got {chosen!r}")
     if not 0 <= chosen < MAX_INDEX:
         raise ValueError(f"options['game'] must be from 0 to 2**63 - 1, got {chosen!r}")
     return run_seed, int(chosen)
 
 
-def _whole(value: object) -> bool:
-    """A whole number that is not a bool (True is no seed or game number)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def one_action(action: object) -> np.ndarray:
     """A single agent's action (a whole number, numpy's too) as the (1,) array a step takes."""
-    if not _whole(action):
+    if not is_whole(action):
         a = np.asarray(action)
         if a.shape != () or a.dtype.kind not in "iu":
             raise IllegalAction(f"an action is one integer 0..{N_ACTIONS - 1}, got {action!r}")
@@ -413,7 +408,7 @@ def seats_of(games: np.ndarray, seat: int | None, players: int) -> tuple[np.ndar
     games = np.asarray(games, dtype=np.int64)
     if seat is None:
         return games // players, games % players
-    if not _whole(seat) or not 0 <= seat < players:
+    if not is_whole(seat) or not 0 <= seat < players:
         raise ValueError(f"seat must be 0..{players - 1} or None, got {seat!r}")
     return games.copy(), np.full(len(games), int(seat), dtype=np.int64)
 
@@ -498,11 +493,11 @@ class BatchEnv:
 
     def reset(self, seed: int, n: int, first_game: int = 0):
         """Start ``n`` games (``first_game`` on) under ``seed``: (observations, masks, info)."""
-        if not _whole(seed) or not 0 <= seed < MAX_INDEX:
+        if not is_whole(seed) or not 0 <= seed < MAX_INDEX:
             raise ValueError(f"seed must be a whole number 0 .. 2**63 - 1, got {seed!r}")
-        if not _whole(n) or n < 1:
+        if not is_whole(n) or n < 1:
             raise ValueError(f"n must be a positive whole number of games, got {n!r}")
-        if not _whole(first_game) or first_game < 0:
+        if not is_whole(first_game) or first_game < 0:
             raise ValueError(f"first_game must be a whole number >= 0, got {first_game!r}")
         if first_game + n > MAX_INDEX:
             raise ValueError(
