@@ -118,7 +118,10 @@ def write_json(path: Path, data: object) -> None:
 @contextlib.contextmanager
 def written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
     """Write ``path`` through a temporary file that is renamed into place when the block ends;
-    on any failure the temporary file is removed and an OS error names the path."""
+    on any failure the temporary file is removed and an OS error names the path. A symlink
+    stays one: its target is written."""
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     tmp = tmp or path.with_name(path.name + ".tmp")
     try:
         yield tmp

@@ -4,7 +4,7 @@ import gymnasium
 import numpy as np
 import pandas as pd
 import pytest
-from barbaron.bots.policy import Policy, choose, load_weights
+from barbaron.bots.policy import Policy, choose, load_weights, save_weights
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
@@ -275,6 +275,8 @@ def test_bad_input_raises_clear_errors():
         env.step(np.zeros(4))
     with pytest.raises(IllegalAction, match="outside the action space"):
         env.step(np.array([0, 0, 14, 0]))
+    with pytest.raises(IllegalAction, match="action 18446744073709551615 for game 2 .* outside"):
+        env.step(np.array([0, 0, 2**64 - 1, 0], dtype=np.uint64))  # (it was shown as -1)
     row = int(np.flatnonzero(mask[:, 13] == 0)[0])
     bad = np.zeros(4, dtype=np.int64)
     bad[row] = 13
@@ -340,6 +342,17 @@ def test_policy_weights_errors(tmp_path):
     bad.write_text("{")
     with pytest.raises(ValueError, match="not readable JSON"):
         load_weights(bad)
+
+
+def test_saving_weights_through_a_symlink_keeps_the_link(tmp_path):
+    """The atomic write replaced a symlinked weights file by a regular one."""
+    target, link = tmp_path / "store" / "weights.json", tmp_path / "weights.json"
+    target.parent.mkdir()
+    save_weights(np.zeros(len(load_weights())), target)
+    link.symlink_to(target)
+    weights = np.arange(len(load_weights()), dtype=float)
+    save_weights(weights, link)
+    assert link.is_symlink() and np.array_equal(load_weights(target), weights)
 
 
 def test_a_game_that_never_asks_the_agent_starts_already_decided():
@@ -463,6 +476,8 @@ def test_game_numbers_stay_below_2_to_the_63():
         SeatEnv().reset(seed=True)
     with pytest.raises(IllegalAction, match="observe before reset"):
         TableEnv().observe("seat_0")
+    with pytest.raises(IllegalAction, match="last before reset"):
+        TableEnv().last()  # (an AttributeError before)
 
 
 def test_a_refused_reset_changes_nothing():

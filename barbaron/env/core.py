@@ -170,14 +170,14 @@ def check_actions(actions: object, mask: np.ndarray, games: np.ndarray) -> np.nd
         )
     if a.dtype.kind not in "iu":
         raise IllegalAction(f"actions must be integers, got {a.dtype}")
-    a = a.astype(np.int64)
-    outside = np.flatnonzero((a < 0) | (a >= N_ACTIONS))
+    outside = np.flatnonzero((a < 0) | (a >= N_ACTIONS))  # (before the cast: uint64 wraps)
     if outside.size:
         i = int(outside[0])
         raise IllegalAction(
-            f"action {int(a[i])} for game {int(games[i])} (row {i}) is outside the action "
+            f"action {a[i].item()} for game {int(games[i])} (row {i}) is outside the action "
             f"space 0..{N_ACTIONS - 1}"
         )
+    a = a.astype(np.int64)
     illegal = np.flatnonzero(mask[np.arange(a.size), a] == 0)
     if illegal.size:
         i = int(illegal[0])

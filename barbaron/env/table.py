@@ -92,6 +92,11 @@ class TableEnv(AECEnv):
         )[0]
         return {"observation": obs, "action_mask": self._mask(seat)}
 
+    def last(self, observe: bool = True):
+        if self.table is None:
+            raise core.IllegalAction("last before reset: call reset() first")
+        return super().last(observe)
+
     def _after_move(self, end: bool = True) -> None:
         """Select the agent asked next, or end the game: rewards, terminations (not at reset:
         a game already over there asks seat_0 for its one action 0 first)."""
