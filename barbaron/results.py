@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import contextvars
 import csv
 import dataclasses
 import fcntl
@@ -115,17 +116,45 @@ def write_json(path: Path, data: object) -> None:
         tmp.write_text(text)
 
 
+_STAGED: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar(
+    "staged", default=None
+)  # the (temporary file, path) renames a staged() block still owes
+
+
+@contextlib.contextmanager
+def staged() -> Iterator[None]:
+    """Every file :func:`written` inside the block is renamed into place as the block ends,
+    all together, or none at all: a failure on the way (a full disk at the third table)
+    removes them and leaves the files of before as they were."""
+    pending: list[tuple[Path, Path]] = []
+    token = _STAGED.set(pending)
+    try:
+        yield
+    except BaseException:
+        for tmp, _ in pending:
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        _STAGED.reset(token)
+    for tmp, path in pending:  # (renames in one folder: no space needed, nothing half-done)
+        os.replace(tmp, path)
+
+
 @contextlib.contextmanager
 def written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
-    """Write ``path`` through a temporary file that is renamed into place when the block ends;
-    on any failure the temporary file is removed and an OS error names the path. A symlink
-    stays one: its target is written."""
+    """Write ``path`` through a temporary file that is renamed into place when the block ends
+    (or, inside :func:`staged`, when that block ends); on any failure the temporary file is
+    removed and an OS error names the path. A symlink stays one: its target is written."""
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     tmp = tmp or path.with_name(path.name + ".tmp")
+    pending = _STAGED.get()
     try:
         yield tmp
-        os.replace(tmp, path)
+        if pending is None:
+            os.replace(tmp, path)
+        elif (tmp, path) not in pending:
+            pending.append((tmp, path))
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise ResultsError(f"cannot write {path}: {e.strerror or e}") from None

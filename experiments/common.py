@@ -148,13 +148,15 @@ def out_folder(path: Path, option: str = "--out") -> Path:
 
 @contextlib.contextmanager
 def finishing(out: Path) -> Iterator[None]:
-    """The block that writes a study's tables and plots into ``out``, one after another: a
+    """The block that writes a study's tables and plots into ``out``: they are renamed into
+    place together at its end, or none of them (a full disk leaves those of before), and a
     Ctrl-C or SIGTERM there waits for its end, so that they never come from two different
     runs, and then says they are complete."""
     from barbaron import interrupts
+    from barbaron.results import staged
 
     try:
-        with interrupts.deferred():
+        with interrupts.deferred(), staged():
             yield
     except RunInterrupted:
         raise

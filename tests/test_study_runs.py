@@ -9,6 +9,7 @@ from conftest import ctrl_c_after_unit
 
 from barbaron import api
 from barbaron.errors import RunInterrupted, UsageError
+from barbaron.results import ResultsError
 from experiments import common
 
 BOTS = ["easy", "hard"]
@@ -99,6 +100,31 @@ def test_study_tables_are_written_whole(tmp_path, monkeypatch):
         common.write_csv(pd.DataFrame({"a": [2]}), path)
     monkeypatch.undo()
     assert pd.read_csv(path)["a"].tolist() == [1] and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_studys_final_tables_are_replaced_together_or_not_at_all(tmp_path, monkeypatch):
+    """A full disk at the third of a study's final tables had already replaced the first two:
+    the folder mixed two runs' tables. They are now renamed into place together at the end."""
+    first, second, third = (tmp_path / f"{name}.csv" for name in ("first", "second", "third"))
+    with common.finishing(tmp_path):
+        for path in (first, second, third):
+            common.write_csv(pd.DataFrame({"run": [1]}), path)
+        assert not first.exists()  # (staged until the block ends)
+    to_csv = pd.DataFrame.to_csv
+
+    def full_at_the_third(self, path, *args, **kwargs):
+        if Path(path).name.startswith("third"):
+            raise OSError(28, "No space left on device")
+        return to_csv(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full_at_the_third)
+    with pytest.raises(ResultsError, match="cannot write .*third.csv: No space left"):
+        with common.finishing(tmp_path):
+            for path in (first, second, third):
+                common.write_csv(pd.DataFrame({"run": [2]}), path)
+    monkeypatch.undo()
+    assert [pd.read_csv(path)["run"].tolist() for path in (first, second, third)] == [[1]] * 3
+    assert sorted(tmp_path.iterdir()) == [first, second, third]  # no temporary file left
 
 
 def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_old(
