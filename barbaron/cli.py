@@ -70,7 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = [a for a in argv if a != "--debug"]
 
     def command() -> int:
-        args = build_parser().parse_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
+        if extra:  # (argparse would point to 'barbaron --help', not the command's own)
+            prog = f"barbaron {args.command}"
+            raise UsageError(
+                f"{prog}: unrecognized arguments: {' '.join(extra)} (see '{prog} --help')"
+            )
         return args.run(args)
 
     return with_one_line_failures(command, debug)

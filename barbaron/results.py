@@ -331,7 +331,9 @@ class FolderLock:
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
             except OSError as e:
-                raise ResultsError(f"cannot create {self.path}: {e.strerror or e}") from None
+                raise ResultsError(
+                    f"--out {out}: cannot create its lock file {self.path}: {e.strerror or e}"
+                ) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -884,8 +886,8 @@ def flat_rows(rows: list[dict]) -> list[dict]:
     for row in rows:
         out = {}
         for key, value in row.items():
-            if key.endswith("_ci"):
-                out[f"{key}_low"], out[f"{key}_high"] = value
+            if key.endswith("_ci"):  # (None: no interval, two empty cells)
+                out[f"{key}_low"], out[f"{key}_high"] = (None, None) if value is None else value
             elif not isinstance(value, dict | list):
                 out[key] = value
         flat.append(out)

@@ -310,8 +310,12 @@ def parse_values(text: str, what: str) -> list[float]:
             raise ValueError
         if ":" in text:
             start, stop, step = (float(x) for x in text.split(":"))
-            if not all(map(math.isfinite, (start, stop, step))) or step <= 0 or stop < start:
+            if not all(map(math.isfinite, (start, stop, step))):
                 raise ValueError
+            if step <= 0:
+                raise UsageError(f"{what} {text!r}: STEP must be above 0")
+            if stop < start:
+                raise UsageError(f"{what} {text!r}: STOP must be at least START (ranges go up)")
             not_too_large((start, stop))
             count = int(math.floor((stop - start) / step + 1e-9)) + 1
             if count > MAX_POINTS:

@@ -241,7 +241,9 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
         (lambda: api.play(["easy", "easy"], games=0), "--games must be from 1 to"),
         (lambda: api.play(["easy", "easy"], seat_bonus=3), "--seat-bonus must be"),
         (lambda: api.play(["easy", "easy"], force=True), "need a results folder"),
-        (lambda: api.seats("easy", bonus="1:0:5"), "--bonus must look like"),
+        (lambda: api.seats("easy", bonus="1:0:5"), "STOP must be at least START"),
+        (lambda: api.seats("easy", bonus="0:200:0"), "STEP must be above 0"),
+        (lambda: api.seats("easy", bonus="0:200:x"), "--bonus must look like"),
         (lambda: api.sweep("easy", "buy", []), "give 1 to 1000 values of buy"),
         (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),
         (lambda: api.compare("easy", "easy", max_games=10**10 + 4), "--max-games must be from"),
@@ -424,7 +426,7 @@ def test_players_default_to_the_fields_size():
         ("1e300", "too large"),
         ("0:1:0:1", "must look like"),
         ("nan", "must look like"),
-        ("1:0:5", "must look like"),
+        ("1:0:5", "STOP must be at least START"),
     ],
 )
 def test_parse_values_refuses_bad_lists(text, message):
@@ -548,6 +550,21 @@ def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
     inside = [p["value"] for p in result.summary["points"] if p["vs_best_ci"][1] >= 0]
     assert result.best["within_interval"] == [v for v in inside if v != result.best["value"]]
     assert {"vs_best", "vs_best_ci_low", "vs_best_ci_high"} <= set(result.points.columns)
+
+
+def test_a_sweep_of_more_values_than_are_paired_writes_its_tables(capsys, tmp_path):
+    """Past 100 values a sweep has no paired differences: writing summary.csv failed with a
+    traceback after every game was played (QA), and its best line listed every tie."""
+    out = tmp_path / "s"
+    argv = ["sweep", "--bot", "threshold", "--param", "buy=100000:110000:100", "--players", "2"]
+    argv += ["--field", "greedy", "--games", "2", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    table = pd.read_csv(out / "summary.csv")
+    assert len(table) == 101 and table["vs_best"].isna().all()
+    assert table["vs_best_ci_low"].isna().all() and table["vs_best_ci_high"].isna().all()
+    best = next(line for line in said.splitlines() if line.startswith("best:"))
+    assert best.endswith("and 90 more) against greedy"), best  # (all 101 tie: nothing bought)
 
 
 def test_a_sweep_of_one_deal_tells_no_value_apart_from_the_best(capsys, tmp_path):

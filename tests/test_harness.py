@@ -329,7 +329,10 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
         (["--bots", "hard", "normal", "--seed", "-1"], "--seed must be a whole number from 0"),
         (["--bots", "hard", "normal", "--rounds", "0"], "rounds must be between 1 and 1000"),
         (["--bots", "hard", "normal", "--start-coins", "-5"], "--start-coins must be"),
-        (["--bots", "hard", "normal", "--players", "3"], "unrecognized arguments: --players"),
+        (
+            ["--bots", "hard", "normal", "--players", "3"],
+            "unrecognized arguments: --players 3 (see 'barbaron play --help')",
+        ),
         (["--bots", "hard", "normal", "--backend", "dask"], "needs --scheduler"),
         (
             ["--bots", "hard", "normal", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"],

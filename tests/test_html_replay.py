@@ -99,6 +99,12 @@ def test_a_page_or_a_saved_game_never_replaces_what_is_not_a_regular_file(tmp_pa
         status, _, err = run(capsys, *argv)
         assert status == 2 and "not a regular file" in err, err
         assert fifo.is_fifo()
+    for argv in (  # a name ending in / failed with exit 1 once the page was drawn (QA)
+        ["replay", str(CONFORMANCE_FILES[1]), "--html", f"{tmp_path / 'page.html'}/"],
+        ["duel", "--homies", "easy", "--save", f"{tmp_path / 'game.json'}/"],
+    ):
+        status, _, err = run(capsys, *argv)
+        assert status == 2 and "names a folder (it ends in /)" in err, err
 
 
 def test_a_scenario_naming_an_unknown_bot_names_the_file(tmp_path, capsys):

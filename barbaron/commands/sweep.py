@@ -59,7 +59,8 @@ def tables(summary: dict) -> str:
             line += f" {read_number(p['vs_best']):>+8.4f} {interval(p['vs_best_ci']):>20}"
         lines.append(line)
     best = summary["best"]
-    tied = "".join(f", tied with {name}={format_value(v)}" for v in best.get("tied", []))
+    ties = [f"{name}={format_value(v)}" for v in best.get("tied", [])]
+    tied = f", tied with {shortened(ties)}" if ties else ""
     lines.append(
         f"best: {name}={format_value(best['value'])} (win share "
         f"{read_number(best['win_share']):.4f}{tied}) against {', '.join(summary['field'])}"
@@ -67,12 +68,19 @@ def tables(summary: dict) -> str:
     if paired and len(summary["points"]) > 1:
         close = [format_value(v) for v in best.get("within_interval", [])]
         lines.append(
-            (f"not told apart from it (paired interval holds 0): {', '.join(close)}; " if close
+            (f"not told apart from it (paired interval holds 0): {shortened(close)}; " if close
              else "every other value is below it (paired intervals); ")
             + "the best of several on the same deals reads high: confirm it on fresh deals "
             "(barbaron compare, or another --seed)"
         )  # fmt: skip
     return "\n".join(lines)
+
+
+def shortened(values: list[str], shown: int = 10) -> str:
+    """``values`` joined by commas, the first ``shown`` of them and how many more (a sweep of
+    a thousand values can tie on hundreds: summary.json lists them all)."""
+    more = len(values) - shown
+    return ", ".join(values[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def run(args: argparse.Namespace) -> int:
