@@ -395,6 +395,8 @@ def _view(
         skip=frozen(state.skip),
         owner=frozen(state.owner),
         level=frozen(state.level),
+        _deck=frozen(state.deck),
+        _drawn=frozen(state.drawn),
     )
 
 

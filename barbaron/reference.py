@@ -213,6 +213,8 @@ class Game:
             seed=self.seed,
             game=self.game,
             decision=decision,
+            cards_drawn=self.cards_drawn,
+            cards_seen=tuple(int(c) for c in self._order[: self.cards_drawn % R.N_CARDS]),
         )
 
     def _upgradable(self, seat: int) -> list[int]:

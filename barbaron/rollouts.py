@@ -11,8 +11,9 @@ module answers it in the batch engine for many games and many answers in one cal
    (:func:`barbaron.streams.rollout_keys`), never from the game's own streams: a strategy must
    not see the dice it will actually roll. The cards already drawn from the current shuffle are
    public; the order of the unseen ones is not, so each copy reshuffles them with its own
-   stream. A position taken from a view knows no cards (a view does not show the deck): its
-   copies start from a fresh shuffle;
+   stream (from a canonical order: the copies depend on which cards are unseen, never on
+   their hidden order). A position taken from a view (the cards it shows as drawn) is
+   therefore copied exactly as the true state would be;
 3. :func:`play_from` applies one answer per copy to the open decision and plays every copy to
    the end with the given strategies (its own seat's rest of the turn included);
 4. :func:`evaluate` does all three for a set of answers per game, every answer seeing the same
@@ -67,10 +68,15 @@ class DecisionPoint:
 
 
 def position_of(view: BatchView, games: np.ndarray) -> BatchState:
-    """Rows ``games`` of a strategy's view as a batch state (copies of its arrays). The deck is
-    unknown to a strategy: the state's deck is marked as all drawn, so the first card of a
-    rollout comes from a fresh shuffle of its own stream."""
+    """Rows ``games`` of a strategy's view as a batch state (copies of its arrays). Of the
+    deck it knows what a player knows: the cards drawn from the current shuffle, in order;
+    the unseen ones follow in card order, which :func:`fork` reshuffles."""
     n = games.size
+    seen = view.cards_seen(games)
+    rank = np.tile(R.N_CARDS + np.arange(R.N_CARDS), (n, 1))  # a card's place in the deck:
+    rows, slots = np.nonzero(seen >= 0)  # its draw order if seen, after all those if not
+    rank[rows, seen[rows, slots]] = slots
+    deck = np.argsort(rank, axis=1).astype(np.int8)
     return BatchState(
         game=view.game[games].astype(np.int64),
         coins=view.coins[games].copy(),
@@ -78,8 +84,8 @@ def position_of(view: BatchView, games: np.ndarray) -> BatchState:
         skip=view.skip[games].copy(),
         owner=view.owner[games].copy(),
         level=view.level[games].copy(),
-        deck=np.zeros((n, R.N_CARDS), dtype=np.int8),
-        drawn=np.zeros(n, dtype=np.int32),  # 0 mod 14: the next draw shuffles (R17)
+        deck=deck,
+        drawn=view.cards_drawn(games).astype(np.int32),
         rolls=np.zeros(n, dtype=np.int32),
         round=view.round,
     )
@@ -122,11 +128,13 @@ def fork(
 @nb.njit(cache=True, nogil=True)
 def _reshuffle_unseen(seed, keys, deck, drawn):
     """Fisher-Yates over the cards of the current shuffle not drawn yet, with the stream of the
-    copy's key (the counters of its current shuffle number, which the copy never draws again)."""
+    copy's key (the counters of its current shuffle number, which the copy never draws again),
+    starting from them in card order: the copy never depends on their hidden order."""
     for g in range(keys.size):
         shuffle, index = divmod(drawn[g], R.N_CARDS)
         if index == 0:  # the next draw reshuffles anyway, from the key's stream
             continue
+        deck[g, index:].sort()
         for i in range(R.N_CARDS - 1, index, -1):
             w = streams.word(seed, keys[g], streams.DECK, shuffle * 16 + i)
             j = index + streams.below(w & np.uint64(0xFFFFFFFF), i - index + 1)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
@@ -100,6 +100,9 @@ class GameView:
     seed: int | None = None  # the run's seed, where the game belongs to a seeded run
     game: int | None = None  # the engine's game index, in a run its deal (rotations share it)
     decision: Decision = Decision.UPGRADE  # which question is being asked
+    cards_drawn: int = 0  # bar cards drawn so far in the game (R17: reshuffled every 14)
+    cards_seen: tuple[int, ...] = ()  # the cards (R3) drawn from the current shuffle, in order:
+    # public, as everyone saw them drawn; the order of the rest is not shown
 
     @property
     def rounds_left(self) -> int:
@@ -138,11 +141,32 @@ class BatchView:
     skip: np.ndarray  # (n, players) bool: next turn slot is skipped (R6)
     owner: np.ndarray  # (n, 12) int8: owning seat per bar (R2), -1 free
     level: np.ndarray  # (n, 12) int8: 0 plain, 1 Happy Hour, 2 Draught Tap
+    # The deck, read through cards_drawn() and cards_seen() only: its undrawn order is hidden.
+    _deck: np.ndarray | None = field(default=None, repr=False, compare=False)  # (n, 14) int8
+    _drawn: np.ndarray | None = field(default=None, repr=False, compare=False)  # (n,) int32
 
     @property
     def rounds_left(self) -> int:
         """Rounds still to come after the current one."""
         return self.rules.rounds - self.round
+
+    def cards_drawn(self, games: np.ndarray) -> np.ndarray:
+        """(k,) bar cards drawn so far in each game (R17: the deck is reshuffled every 14)."""
+        rows = self._rows(games)
+        if self._drawn is None:  # (a view built without its deck: nothing drawn)
+            return np.zeros(rows.size, dtype=np.int64)
+        return self._drawn[rows].astype(np.int64)
+
+    def cards_seen(self, games: np.ndarray) -> np.ndarray:
+        """(k, 14) the cards (R3) drawn from each game's current shuffle, in draw order, then
+        -1: public, as everyone saw them drawn (the order of the others is not shown)."""
+        rows = self._rows(games)
+        seen = np.full((rows.size, R.N_CARDS), -1, dtype=np.int8)
+        if self._deck is not None:
+            count = (self._drawn[rows] % R.N_CARDS)[:, None]
+            drawn = np.arange(R.N_CARDS) < count
+            seen[drawn] = self._deck[rows][drawn]
+        return seen
 
     def turns_left(self, seat: int) -> int:
         """Rolls ``seat`` still makes from this decision on, to the end (skips not counted).
@@ -400,6 +424,8 @@ def _row(values: tuple, dtype: type) -> np.ndarray:
 
 def batch_view_of(view: GameView) -> BatchView:
     """A one-game view as a batch of one row (row 0)."""
+    deck = np.full((1, R.N_CARDS), -1, dtype=np.int8)
+    deck[0, : len(view.cards_seen)] = view.cards_seen
     return BatchView(
         rules=view.rules,
         seat=view.seat,
@@ -413,6 +439,8 @@ def batch_view_of(view: GameView) -> BatchView:
         skip=_row(view.skip, bool),
         owner=_row(view.owner, np.int8),
         level=_row(view.level, np.int8),
+        _deck=deck,
+        _drawn=np.array([view.cards_drawn], dtype=np.int32),
     )
 
 
@@ -503,6 +531,8 @@ class ScalarStrategy(AnswersInOne):
 
     @staticmethod
     def _one(view: BatchView, g: int) -> GameView:
+        row = np.array([g])
+        seen = view.cards_seen(row)[0]
         return GameView(
             rules=view.rules,
             seat=view.seat,
@@ -515,6 +545,8 @@ class ScalarStrategy(AnswersInOne):
             seed=view.seed,
             game=int(view.game[g]),
             decision=view.decision,
+            cards_drawn=int(view.cards_drawn(row)[0]),
+            cards_seen=tuple(seen[seen >= 0].tolist()),
         )
 
     def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):

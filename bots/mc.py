@@ -9,7 +9,8 @@ plus ``worth`` times its worth share (``worth=0``: worth share only breaks ties)
 - **Common random numbers.** Every option of a decision sees the same ``rollouts`` futures:
   the same dice, card shuffles and bot draws, from fresh streams keyed by (seed, game, turn slot,
   decision, rollout), never the game's own: the search cannot see the dice it will roll. The
-  deck is unknown to a strategy, so rollouts start from a fresh shuffle.
+  cards drawn from the current shuffle are public (``view.cards_seen``): the rollouts keep
+  them and reshuffle only the others, whose order it does not see.
 - **Playouts.** Every other seat plays ``playout`` in the rollouts; its own seat plays ``own``
   (what it assumes about its own later play: a stronger policy than the field's helps). Specs
   inside a spec write their parameters with ``;`` instead of ``,``

@@ -7,11 +7,12 @@ import pytest
 from barbaron.bots.threshold import ThresholdBot
 from conftest import CONFORMANCE_FILES, RandomBatchBot
 
+from barbaron import rules as R
 from barbaron.batch import BatchOutcome, play_batch
 from barbaron.replay import replay_game
 from barbaron.rules import Rules
 from barbaron.scenario import load_scenario, play_scenarios_batch
-from barbaron.strategy import Mixed
+from barbaron.strategy import Mixed, ScalarStrategy, Strategy
 
 
 def test_batch_engine_passes_the_conformance_suite():
@@ -24,6 +25,28 @@ def test_batch_engine_passes_the_conformance_suite():
 
 def bots(*params):
     return [ThresholdBot(*p) for p in params]
+
+
+class CardCounter(Strategy):
+    """Decides by the public cards (view.cards_drawn, view.cards_seen): buys when the cards
+    drawn so far are even, or Taxi was seen in this shuffle; takes over once 7 are seen."""
+
+    def buy(self, view, games, bars):
+        taxi = (view.cards_seen(games) == R.CARDS.index("taxi")).any(axis=1)
+        return (view.cards_drawn(games) % 2 == 0) | taxi
+
+    def takeover(self, view, games, bars):
+        return (view.cards_seen(games) >= 0).sum(axis=1) >= 7
+
+
+class ScalarCardCounter(ScalarStrategy):
+    """CardCounter's questions, one game at a time (GameView.cards_drawn, .cards_seen)."""
+
+    def buy_one(self, game, bar):
+        return game.cards_drawn % 2 == 0 or R.CARDS.index("taxi") in game.cards_seen
+
+    def takeover_one(self, game, bar):
+        return len(game.cards_seen) >= 7
 
 
 # (rules, lineup): 2, 3 and 4 players; 15 rounds; low start coins so liquidation and broke happen
@@ -44,6 +67,7 @@ LINEUPS = [
         Rules(start_coins=200),
         [RandomBatchBot(0.3), RandomBatchBot(0.7), *bots((0, 0, 0))] + [RandomBatchBot(0.9)],
     ),
+    (Rules(rounds=15), [CardCounter(), ScalarCardCounter(), *bots((0, 0, 0), (0, 0, 0))]),
 ]
 
 

@@ -106,6 +106,32 @@ def ro_view(rules, state, seed, seat, slot, decision):
     return _view(rules, state, seed, seat, slot, decision)
 
 
+def test_a_position_from_a_view_forks_as_the_true_state_does():
+    """A strategy's view shows the cards drawn from the current shuffle (public) and not the
+    order of the rest; the rollouts from it are exactly those of the engine's true state (the
+    unseen cards are reshuffled from card order, not from their hidden order)."""
+    rules, seed = Rules(), 8
+    lineup = [make_bot("greedy")] * 4
+    for slot in (13, 38, 61):  # cards drawn in the first, second and later shuffles
+        state, _ = mid_game(rules, lineup, seed, np.arange(300), slot)
+        rows = np.arange(0, 300, 2)
+        assert (state.drawn[rows] % R.N_CARDS > 0).sum() > 50
+        view = ro_view(rules, state, seed, slot % 4, slot, Decision.UPGRADE)
+        seen = view.cards_seen(rows)
+        count = state.drawn[rows] % R.N_CARDS
+        for i, g in enumerate(rows):
+            assert seen[i, : count[i]].tolist() == state.deck[g, : count[i]].tolist()
+            assert (seen[i, count[i] :] == -1).all()
+        point = ro.DecisionPoint.of(view)
+        rollout = np.arange(rows.size, dtype=np.int64) % 5
+        true = ro.fork(state, rows, rollout, seed, point)
+        shown = ro.fork(ro.position_of(view, rows), np.arange(rows.size), rollout, seed, point)
+        for f in ("game", "coins", "position", "skip", "owner", "level", "drawn"):
+            assert np.array_equal(getattr(true, f), getattr(shown, f)), f
+        live = count > 0  # (at 0 the next draw reshuffles: what the deck holds is never used)
+        assert np.array_equal(true.deck[live], shown.deck[live])
+
+
 def test_evaluate_is_the_same_alone_in_a_batch_and_in_chunks():
     rules, seed = Rules(), 5
     lineup = [make_bot("greedy")] * 4
@@ -153,6 +179,8 @@ class Logged(Strategy):
                 + view.skip[g].tobytes()
                 + view.owner[g].tobytes()
                 + view.level[g].tobytes()
+                + view.cards_seen(np.array([g])).tobytes()
+                + view.cards_drawn(np.array([g])).tobytes()
             )
             self.log[(int(view.game[g]), view.slot, int(view.decision))] = (public, int(answer[i]))
         return answer
@@ -188,3 +216,28 @@ def test_mc_does_not_peek_at_the_dice_it_will_roll():
     assert len(same_position) >= 3 * n  # every game's first turns at least
     assert all(a[k][1] == b[k][1] for k in same_position)
     assert any(k in b and a[k][0] != b[k][0] for k in a)  # the games did part
+
+
+def test_mc_does_not_peek_at_the_cards_still_to_come():
+    """Change the order of cards not drawn yet (all but the first two of every shuffle): every
+    decision mc took in the same public position (cards seen so far included) gets the same
+    answer."""
+    rng = np.random.default_rng(4)
+    n = 12
+    dice = list(rng.integers(1, 7, (n, 60, 2)))
+    decks = np.array([[rng.permutation(14) for _ in range(8)] for _ in range(n)])
+    changed = decks.copy()
+    changed[:, :, 2:] = rng.permuted(changed[:, :, 2:], axis=2)
+    logs = []
+    for d in (decks, changed):
+        log = {}
+        bot = Logged(make_bot("mc:rollouts=3"), log)
+        lineup = [bot, make_bot("greedy"), make_bot("greedy"), make_bot("greedy")]
+        script = Script.from_lists(dice, [deck.reshape(-1) for deck in d])
+        play_batch(Rules(), lineup, 9, np.arange(n), script=script)
+        logs.append(log)
+    a, b = logs
+    same_position = [k for k in a if k in b and a[k][0] == b[k][0]]
+    assert len(same_position) >= 3 * n
+    assert all(a[k][1] == b[k][1] for k in same_position)
+    assert any(k in b and a[k][0] != b[k][0] for k in a)  # the cards drawn did differ
