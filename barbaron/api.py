@@ -182,6 +182,16 @@ class SweepResult(RunResult):
 VS_BEST = ("vs_best", "vs_best_ci")  # a sweep's paired difference from its best value
 
 
+def _takes_text(bot: str, param: str) -> bool:
+    """Whether ``param`` of the bot a spec names has text as its default."""
+    from barbaron.strategy import constructor_parameters
+
+    (built,) = build_bots([bot])
+    return any(
+        p.name == param and isinstance(p.default, str) for p in constructor_parameters(type(built))
+    )
+
+
 def _as_spec_writes(value: object) -> object:
     """A sweep's value as a spec reads it back, so that the library's sweep plays and labels
     what the command line's does: text parsed (``"100"`` is 100, ``"none"`` None), a whole
@@ -485,8 +495,9 @@ def sweep(
     bot = checked(bot, "bot", "text")
     param = checked(param, "param", "text")
     values = listed(values)
+    text = _takes_text(bot, param)
     if isinstance(values, str):
-        values = parameter_values(values, "--param")
+        values = parameter_values(values, "--param", text_values=text)
     elif isinstance(values, bytes | dict | set) or not isinstance(values, Sequence):
         raise UsageError(
             f"values must be text like '0:600:50' or a list of values of {param}, "
@@ -495,7 +506,8 @@ def sweep(
     if not 1 <= len(values) <= MAX_POINTS:
         raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
     values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
-    values = [_as_spec_writes(v) for v in values]  # the values the command line would give
+    if not text:  # (a text parameter takes its values as written)
+        values = [_as_spec_writes(v) for v in values]  # the values the command line would give
     values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     rotations = len(field) + 1 if execution.rotate else 1

@@ -41,6 +41,7 @@ from barbaron.strategy import (
     ask,
     describe,
     is_strategy,
+    read_only,
 )
 
 NO_DECISION = -1  # pending decision of a game whose landing opened none
@@ -361,7 +362,8 @@ def _read_only(state: BatchState) -> Iterator[None]:
     ``setflags(write=True)``) and their ``base`` cannot be written, so no strategy can change
     a game."""
     chain = []
-    for array in (state.game, state.coins, state.position, state.skip, state.owner, state.level):
+    arrays = (state.game, state.coins, state.position, state.skip, state.owner, state.level)
+    for array in (*arrays, state.deck, state.drawn):
         while isinstance(array, np.ndarray):
             chain.append((array, array.flags.writeable))
             array = array.base
@@ -377,11 +379,6 @@ def _read_only(state: BatchState) -> Iterator[None]:
 def _view(
     rules: Rules, state: BatchState, seed: int, seat: int, slot: int, decision: Decision
 ) -> BatchView:
-    def frozen(a: np.ndarray) -> np.ndarray:
-        v = a.view()
-        v.flags.writeable = False
-        return v
-
     return BatchView(
         rules=rules,
         seat=seat,
@@ -389,14 +386,14 @@ def _view(
         slot=slot,
         decision=decision,
         seed=seed,
-        game=frozen(state.game),
-        coins=frozen(state.coins),
-        position=frozen(state.position),
-        skip=frozen(state.skip),
-        owner=frozen(state.owner),
-        level=frozen(state.level),
-        _deck=frozen(state.deck),
-        _drawn=frozen(state.drawn),
+        game=read_only(state.game),
+        coins=read_only(state.coins),
+        position=read_only(state.position),
+        skip=read_only(state.skip),
+        owner=read_only(state.owner),
+        level=read_only(state.level),
+        _deck=read_only(state.deck),
+        _drawn=read_only(state.drawn),
     )
 
 

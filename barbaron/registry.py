@@ -30,6 +30,7 @@ import contextlib
 import hashlib
 import importlib
 import math
+import numbers
 import re
 import sys
 import threading
@@ -285,7 +286,9 @@ def parse_value(text: str) -> object:
     return text
 
 
-def _params(spec: str, text: str) -> dict[str, object]:
+def _params(spec: str, text: str, defaults: dict[str, object]) -> dict[str, object]:
+    """The parameters a spec gives, each read by :func:`parse_value`, except that one whose
+    default is text gets the text as written (``mode=never`` is "never", not None)."""
     params: dict[str, object] = {}
     for item in filter(None, text.split(",")):
         key, eq, value = item.partition("=")
@@ -294,7 +297,7 @@ def _params(spec: str, text: str) -> dict[str, object]:
             raise BotSpecError(f"bot {spec!r}: parameter {item!r} is not key=value")
         if key in params:
             raise BotSpecError(f"bot {spec!r}: parameter {key!r} given twice")
-        params[key] = parse_value(value)
+        params[key] = value.strip() if isinstance(defaults.get(key), str) else parse_value(value)
     return params
 
 
@@ -405,7 +408,7 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise BotSpecError(f"bot {spec!r}: {key} must be true or false, got {value!r}")
-    elif isinstance(default, int | float) and (
+    elif isinstance(default, numbers.Real) and (  # (numpy's numbers too)
         isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
     ):
         raise BotSpecError(
@@ -415,7 +418,7 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
 
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
-    from barbaron.strategy import constructor_parameters, is_strategy
+    from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters, is_strategy
 
     if not isinstance(spec, str):
         raise BotSpecError(f"a bot spec is text like 'normal' or 'hard:risk=0', got {spec!r}")
@@ -427,8 +430,8 @@ def make_bot(spec: str) -> Strategy:
         cls = _load_class(spec, head, name)
     else:
         cls = _registered_class(spec, head)
-    params = _params(spec, param_text)
     accepted = {p.name: p.default for p in constructor_parameters(cls)}
+    params = _params(spec, param_text, accepted)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise BotSpecError(
@@ -450,7 +453,7 @@ def make_bot(spec: str) -> Strategy:
     for key, value in params.items():  # after the bot's own checks, which say more
         _check_kind(spec, key, value, accepted[key])
     with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
-        bot.spec = spec
+        setattr(bot, SPEC_ATTRIBUTE, spec)  # (a name of barbaron's: a bot's own "spec" stays)
     if not is_strategy(bot):
         raise BotSpecError(
             f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, "

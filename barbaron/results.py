@@ -435,6 +435,11 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
     name = changed[0]
     if name not in now:
         return f"the file {name}, read when {since}, is gone"
+    if now[name] == UNREADABLE and _plugin_path(name) is None:  # a module, not a file
+        return (
+            f"the module {name} cannot be imported here (put its folder on PYTHONPATH, as "
+            f"when {since})"
+        )
     if now[name] == UNREADABLE:
         return (
             f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "

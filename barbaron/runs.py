@@ -346,12 +346,15 @@ def _comma_items(text: str, what: str, kind: str) -> list[str]:
     return items
 
 
-def parameter_values(text: str, what: str) -> list:
+def parameter_values(text: str, what: str, *, text_values: bool = False) -> list:
     """A parameter's values from text: a range of numbers (:func:`parse_values`), or a comma
     list of values as a bot spec writes them, numbers or not (``none,0,500``, ``true,false``,
-    ``greedy,hard:margin=-100;risk=0``)."""
+    ``greedy,hard:margin=-100;risk=0``); with ``text_values`` (a parameter whose default is
+    text), the items as written."""
     from barbaron.registry import parse_value
 
+    if text_values and isinstance(text, str):
+        return distinct([x.strip() for x in _comma_items(text, what, "values")], what)
     if not isinstance(text, str) or not any(c.isalpha() for c in text.lower().replace("e", "")):
         return parse_values(text, what)  # numbers only (1e3 included): the range's own errors
     values = [parse_value(x.strip()) for x in _comma_items(text, what, "values")]

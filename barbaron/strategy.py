@@ -278,11 +278,14 @@ class BatchView:
         return view_kernels.uniforms(self.seed, self.game[games], streams.BOTS + self.seat, n)
 
 
+SPEC_ATTRIBUTE = "_barbaron_spec"  # the spec a bot was built from (registry.make_bot sets it)
+
+
 def describe(strategy: object) -> str:
     """A strategy's spec (as given on the command line, where it was built from one), or its
     name and parameters, for error messages; never fails, whatever the strategy's repr does."""
     try:
-        spec = getattr(strategy, "spec", None)
+        spec = getattr(strategy, SPEC_ATTRIBUTE, None)
     except Exception:
         spec = None
     if isinstance(spec, str):
@@ -340,8 +343,9 @@ def ask(
     own exception, or an attempt to exit, becomes a :class:`StrategyError` naming the bot, the
     method and the exception."""
     method = getattr(strategy, decision.method)
+    asked, about = read_only(games), None if bars is None else read_only(bars)
     try:
-        answer = method(view, games) if bars is None else method(view, games, bars)
+        answer = method(view, asked) if about is None else method(view, asked, about)
     except (IllegalDecision, StrategyError, KeyboardInterrupt):
         raise
     except BaseException as e:
@@ -349,6 +353,14 @@ def ask(
             f"{describe(strategy)}.{decision.method} raised {type(e).__name__}: {safe_text(e)}"
         ) from e
     return checked_answer(strategy, decision, answer, games.size)
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``: what a strategy is handed (an answer written into its
+    ``games`` made the games depend on the batch)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 class Strategy:

@@ -48,6 +48,7 @@ from barbaron.config import CHECK_GAMES, MAX_INDEX
 from barbaron.errors import UsageError
 from barbaron.rules import Rules
 from barbaron.strategy import (
+    SPEC_ATTRIBUTE,
     AnswersInOne,
     Decision,
     IllegalDecision,
@@ -467,7 +468,7 @@ def _state(bot: object) -> bytes | None:
     import pickle
 
     try:
-        return pickle.dumps(sorted((k, v) for k, v in vars(bot).items() if k != "spec"))
+        return pickle.dumps(sorted((k, v) for k, v in vars(bot).items() if k != SPEC_ATTRIBUTE))
     except Exception:
         return None
 

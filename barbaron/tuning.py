@@ -139,6 +139,10 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
         default = defaults[name]
         if isinstance(default, bool):
             raise UsageError(f"--param {text!r}: {name} is not a number (default {default})")
+        if isinstance(default, str):
+            raise UsageError(
+                f"--param {text!r}: {name} is text (default {default!r}), not a number to tune"
+            )
         whole_text = all("." not in str(x) and "e" not in str(x).lower() for x in parts)
         if default is None or default is inspect.Parameter.empty:
             integer = whole_text and low.is_integer() and high.is_integer()

@@ -21,7 +21,9 @@ from conftest import ctrl_c_after_unit
 
 from barbaron import results
 from barbaron.cli import main
+from barbaron.registry import make_bot
 from barbaron.results import FolderLock
+from barbaron.strategy import describe
 
 PLAY = ["play", "--bots", "easy", "normal", "--games", "2000", "--batch-size", "250", "--quiet"]
 
@@ -508,6 +510,61 @@ def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsy
     assert status == 2 and "given twice" in err  # text and none pass; a key once
 
 
+PARAMETERS = """
+import numpy as np
+from barbaron.strategy import Strategy
+
+class Echo(Strategy):
+    def __init__(self, mode="buy", spec=100, cushion=np.int64(300)):
+        self.mode, self.spec, self.cushion = mode, spec, cushion
+
+    def buy(self, view, games, bars):
+        assert isinstance(self.mode, str) and self.spec + 0 >= 0, (self.mode, self.spec)
+        return np.full(games.size, self.mode == "buy")
+
+class WritesItsGames(Strategy):
+    def buy(self, view, games, bars):
+        games[:] = 0
+        return np.ones(games.size, dtype=bool)
+"""
+
+
+def test_a_plugins_parameters_arrive_as_their_defaults_kinds(tmp_path, capsys):
+    """QA: a text parameter got None for 'never' and a number for '123'; the bot's own
+    'spec' attribute was replaced by the harness's; a numpy number default took 'abc'; and a
+    text parameter was tuned as a number."""
+    plugin = tmp_path / "echo.py"
+    plugin.write_text(PARAMETERS)
+    for mode in ("never", "123", "true", "none"):
+        bot = make_bot(f"{plugin}:Echo:mode={mode},spec=5")
+        assert (bot.mode, bot.spec) == (mode, 5)
+        assert describe(bot) == f"{plugin}:Echo:mode={mode},spec=5"  # errors name the spec
+    argv = ["play", "--bots", f"{plugin}:Echo:spec=7", "greedy", "--games", "40", "--quiet"]
+    assert run(capsys, *argv, "--workers", "1", "--out", tmp_path / "p")[0] == 0
+    status, _, err = run(capsys, "play", "--bots", f"{plugin}:Echo:cushion=abc", "easy",
+                         "--out", tmp_path / "k")  # fmt: skip
+    assert status == 2 and "cushion must be a finite number (its default is 300)" in err, err
+    out = tmp_path / "s"
+    argv = ["sweep", "--bot", f"{plugin}:Echo", "--param", "mode=buy,never", "--players", "2"]
+    assert run(capsys, *argv, "--games", "20", "--quiet", "--out", out)[0] == 0
+    points = json.loads((out / "summary.json").read_text())["points"]
+    assert [p["value"] for p in points] == ["buy", "never"]
+    assert [p["bot"] for p in points] == [f"{plugin}:Echo:mode={m}" for m in ("buy", "never")]
+    assert points[0]["win_share"] != points[1]["win_share"]  # "never" never buys
+    argv = ["tune", "--bot", f"{plugin}:Echo", "--param", "mode=0:1", "--trials", "2"]
+    status, _, err = run(capsys, *argv, "--out", tmp_path / "t")
+    assert status == 2 and "mode is text (default 'buy'), not a number to tune" in err, err
+
+
+def test_a_strategy_cannot_write_into_its_games_argument(tmp_path, capsys):
+    """It could, and its games then depended on the batch size (QA)."""
+    plugin = tmp_path / "echo.py"
+    plugin.write_text(PARAMETERS)
+    argv = ["play", "--bots", f"{plugin}:WritesItsGames", "greedy", "--games", "40"]
+    status, _, err = run(capsys, *argv, "--quiet", "--workers", "1", "--out", tmp_path / "w")
+    assert status == 1 and one_line(err) and "read-only" in err, err
+
+
 def test_a_plugin_imports_a_module_of_yours_from_pythonpath_in_every_worker(
     tmp_path, capsys, monkeypatch
 ):
@@ -802,6 +859,29 @@ def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch)
     monkeypatch.chdir(tmp_path)
     status, _, err = run(capsys, *replay)
     assert status == 2 and one_line(err) and f"{plugin} cannot be read from {tmp_path}" in err
+
+
+def test_replay_checks_only_the_plugins_of_the_arm_it_replays(tmp_path, capsys, monkeypatch):
+    """A compare of a plugin against normal: its base arm's games were refused as 'the file
+    mine.py is gone' (QA). And a module plugin that cannot be imported is named as a module,
+    with the way out, not as a file to read from another folder."""
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(PLUGIN.format(cushion=100))
+    out = tmp_path / "c"
+    argv = ["compare", f"{plugin}:Mine", "normal", "--max-games", "400", "--workers", "1"]
+    assert run(capsys, *argv, "--quiet", "--out", out)[0] == 0
+    for arm in ("base", "new"):
+        replay = ["replay", "--run", out, "--arm", arm, "--game", "3", "--check"]
+        assert run(capsys, *replay)[0] == 0, arm
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "m"
+    assert run(capsys, "play", "--bots", "mine:Mine", "easy", "--games", "40", "--quiet",
+               "--workers", "1", "--out", out)[0] == 0  # fmt: skip
+    monkeypatch.undo()
+    monkeypatch.delitem(sys.modules, "mine")
+    status, _, err = run(capsys, "replay", "--run", out, "--game", "3")
+    assert status == 2 and one_line(err), err
+    assert "the module mine cannot be imported here (put its folder on PYTHONPATH" in err, err
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.15, 0.4])
