@@ -470,12 +470,12 @@ def check_writable(path: str, option: str, force: bool = False) -> None:
 
     if not str(path).strip():
         raise UsageError(f"{option} needs a file name")
-    if str(path).endswith(("/", os.sep)):  # (Path() would drop the slash)
-        raise UsageError(f"{option} {path}: names a folder (it ends in /); give a file name")
     p = Path(path)
     folder = p.parent if str(p.parent) else Path(".")
     if p.is_dir():
         raise UsageError(f"{option} {path}: is a folder, not a file")
+    if str(path).endswith(("/", os.sep)):  # (Path() drops the slash)
+        raise UsageError(f"{option} {path}: names a folder (it ends in /); give a file name")
     if p.exists() or p.is_symlink():
         if not p.is_file():
             raise UsageError(f"{option} {path}: is not a regular file; choose another name")

@@ -262,8 +262,16 @@ def _registered_class(spec: str, name: str) -> type:
         close = difflib.get_close_matches(name, known, n=1)
         if close:
             raise BotSpecError(f"unknown bot {name!r} (did you mean {close[0]!r}?)")
+        first = spec.partition(":")[2].partition(":")[0]
+        hint = (  # (my_module:collector: a class name is recognised by its capital letter)
+            f"; a plugin's class starts with a capital letter: {name}:{first[0].upper()}"
+            f"{first[1:]}?"
+            if first.isidentifier()
+            else ""
+        )
         raise BotSpecError(
             f"unknown bot {name!r} (known: {', '.join(known)}; or a plugin FILE.py:ClassName)"
+            + hint
         )
     return cls
 

@@ -157,6 +157,12 @@ def test_an_unknown_name_suggests_the_closest_bot():
     assert f"known: {known}" in str(error.value)
 
 
+def test_a_plugin_class_in_lower_case_gets_a_hint():
+    """'good:collector' said only 'unknown bot good' (QA)."""
+    with pytest.raises(BotSpecError, match="class starts with a capital letter: good:Collector?"):
+        make_bot("good:collector")
+
+
 def test_a_key_given_twice_is_an_error():
     with pytest.raises(BotSpecError, match="parameter 'risk' given twice"):
         make_bot("hard:risk=1,risk=2")
