@@ -308,11 +308,11 @@ def board_text(game: Game, names: Sequence[str]) -> str:
         lines.append(f"  {space:>2}  {label} {here}".rstrip())
     worth = worths(game.coins, game.owner, game.level)
     lines.append("")
-    w = _column_width([*game.coins, *worth])
-    lines.append(f"  {'seat':<6}{'player':<22}{'coins':>{w}}{'worth':>{w}}  bars")
+    w, p = _column_width([*game.coins, *worth]), _name_width(names)
+    lines.append(f"  {'seat':<6}{'player':<{p}}{'coins':>{w}}{'worth':>{w}}  bars")
     for s in range(players):
         bars = sum(o == s for o in game.owner)
-        lines.append(f"  S{s:<5}{names[s]:<22}{game.coins[s]:>{w}}{worth[s]:>{w}}  {bars}")
+        lines.append(f"  S{s:<5}{names[s]:<{p}}{game.coins[s]:>{w}}{worth[s]:>{w}}  {bars}")
     lines.append("  (* sits out the next turn: Curfew)")
     return "\n".join(lines)
 
@@ -441,17 +441,22 @@ def _column_width(numbers: list[int]) -> int:
     return max(7, 2 + max(len(str(int(n))) for n in numbers))
 
 
+def _name_width(names: list[str]) -> int:
+    """Width of the players' column: 22, or wider for a long bot spec."""
+    return max(22, 2 + max(len(n) for n in names))
+
+
 def final_table(result: DuelResult) -> str:
     """Final worths, best first (an equal worth, an equal place), and the winner."""
     o = result.outcome
     names = shown_names(result.names, result.human)
     order = sorted(range(len(o.worth)), key=lambda s: (-o.worth[s], s))
-    w = _column_width([*o.coins, *o.worth])
-    lines = [f"{'place':<6}{'seat':<6}{'player':<22}{'coins':>{w}}{'bars':>{w}}{'worth':>{w}}"]
+    w, p = _column_width([*o.coins, *o.worth]), _name_width(names)
+    lines = [f"{'place':<6}{'seat':<6}{'player':<{p}}{'coins':>{w}}{'bars':>{w}}{'worth':>{w}}"]
     for s in order:
         place = 1 + sum(x > o.worth[s] for x in o.worth)
         lines.append(
-            f"{place:<6}S{s:<5}{names[s]:<22}{o.coins[s]:>{w}}{o.worth[s] - o.coins[s]:>{w}}"
+            f"{place:<6}S{s:<5}{names[s]:<{p}}{o.coins[s]:>{w}}{o.worth[s] - o.coins[s]:>{w}}"
             f"{o.worth[s]:>{w}}"
         )
     crown = [("you" if s == result.human else f"seat {s} ({names[s]})") for s in o.winners]

@@ -141,6 +141,14 @@ def test_the_final_table_gives_equal_worths_equal_places_and_speaks_to_the_human
         SimpleNamespace(coins=[0, 0, 0], worth=[1, 3, 2], winners=[1]), [], [], [], [],
     )  # fmt: skip
     assert final_table(alone).splitlines()[-1] == "you win with a worth of 3"
+    long = "threshold:buy=100,takeover=none,upgrade=300"  # longer than the column was (QA)
+    wide = DuelResult(
+        Rules(players=2), [long, "human"], 1, 0,
+        SimpleNamespace(coins=[5, 1430], worth=[725, 1430], winners=[1]), [], [], [], [],
+    )  # fmt: skip
+    header, *rows = final_table(wide).splitlines()[:3]
+    ends = {line.rindex(str(w)) + len(str(w)) for line, w in zip(rows, (1430, 725), strict=True)}
+    assert ends == {len(header)} and f"{long} " in rows[1]  # the worths line up under "worth"
 
 
 def test_tables_keep_millions_of_coins_apart(capsys, monkeypatch):
