@@ -506,8 +506,8 @@ def sweep(
     if not 1 <= len(values) <= MAX_POINTS:
         raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
     values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
-    if not text:  # (a text parameter takes its values as written)
-        values = [_as_spec_writes(v) for v in values]  # the values the command line would give
+    # the values the command line would give (a text parameter: as its spec writes them)
+    values = [format_value(v) if text else _as_spec_writes(v) for v in values]
     values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     rotations = len(field) + 1 if execution.rotate else 1

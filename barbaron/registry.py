@@ -279,10 +279,13 @@ def _registered_class(spec: str, name: str) -> type:
 # --- specs --------------------------------------------------------------------------------
 
 
+NONE_WORDS = ("none", "null")  # None for every parameter (never too, but for text parameters)
+
+
 def parse_value(text: str) -> object:
     """A parameter value from its text: none, true/false, int, float, else the text."""
     low = text.strip().lower()
-    if low in ("none", "null", "never"):
+    if low in (*NONE_WORDS, "never"):
         return None
     if low in ("true", "false"):
         return low == "true"
@@ -296,7 +299,8 @@ def parse_value(text: str) -> object:
 
 def _params(spec: str, text: str, defaults: dict[str, object]) -> dict[str, object]:
     """The parameters a spec gives, each read by :func:`parse_value`, except that one whose
-    default is text gets the text as written (``mode=never`` is "never", not None)."""
+    default is text gets the text as written (``mode=never`` is "never", ``mode=123`` "123"),
+    ``none`` (or ``null``) apart: None, as for every parameter."""
     params: dict[str, object] = {}
     for item in filter(None, text.split(",")):
         key, eq, value = item.partition("=")
@@ -305,7 +309,8 @@ def _params(spec: str, text: str, defaults: dict[str, object]) -> dict[str, obje
             raise BotSpecError(f"bot {spec!r}: parameter {item!r} is not key=value")
         if key in params:
             raise BotSpecError(f"bot {spec!r}: parameter {key!r} given twice")
-        params[key] = value.strip() if isinstance(defaults.get(key), str) else parse_value(value)
+        text = isinstance(defaults.get(key), str) and value.strip().lower() not in NONE_WORDS
+        params[key] = value.strip() if text else parse_value(value)
     return params
 
 

@@ -123,9 +123,10 @@ _STAGED: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.Co
 
 @contextlib.contextmanager
 def staged() -> Iterator[None]:
-    """Every file :func:`written` inside the block is renamed into place as the block ends,
-    all together, or none at all: a failure on the way (a full disk at the third table)
-    removes them and leaves the files of before as they were."""
+    """Every file :func:`written` inside the block (in this thread) is renamed into place as
+    the block ends, together: a failure while they are written (a full disk at the third
+    table) removes them all and leaves the files of before as they were. The renames need no
+    space; one refused (a folder in the way) removes the files not renamed yet. Not nested."""
     pending: list[tuple[Path, Path]] = []
     token = _STAGED.set(pending)
     try:
@@ -136,8 +137,13 @@ def staged() -> Iterator[None]:
         raise
     finally:
         _STAGED.reset(token)
-    for tmp, path in pending:  # (renames in one folder: no space needed, nothing half-done)
-        os.replace(tmp, path)
+    for i, (tmp, path) in enumerate(pending):
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            for rest, _ in pending[i:]:
+                rest.unlink(missing_ok=True)
+            raise ResultsError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 @contextlib.contextmanager
@@ -145,9 +151,9 @@ def written(path: Path, tmp: Path | None = None) -> Iterator[Path]:
     """Write ``path`` through a temporary file that is renamed into place when the block ends
     (or, inside :func:`staged`, when that block ends); on any failure the temporary file is
     removed and an OS error names the path. A symlink stays one: its target is written."""
-    if path.is_symlink():
+    if path.is_symlink():  # (the temporary file beside the target: a rename cannot cross disks)
         path = Path(os.path.realpath(path))
-    tmp = tmp or path.with_name(path.name + ".tmp")
+    tmp = path.with_name(tmp.name if tmp else path.name + ".tmp")
     pending = _STAGED.get()
     try:
         yield tmp

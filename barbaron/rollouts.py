@@ -111,8 +111,9 @@ def fork(
     state: BatchState, rows: np.ndarray, rollout: np.ndarray, seed: int, point: DecisionPoint
 ) -> BatchState:
     """Copy ``rows[i]`` of ``state`` as rollout ``rollout[i]``: its game becomes the rollout's
-    stream key (fresh dice, shuffles and bot draws) and the unseen cards of its current
-    shuffle are reshuffled by that key's stream (the drawn ones stay as they were: public)."""
+    stream key (fresh dice, shuffles and bot draws; its dice counted from 0) and the unseen
+    cards of its current shuffle are reshuffled by that key's stream (the drawn ones stay as
+    they were: public)."""
     rows = np.asarray(rows, dtype=np.int64)
     rollout = np.asarray(rollout, dtype=np.int64)
     if rollout.size and (rollout.min() < 0 or rollout.max() >= 1 << 32):
@@ -121,6 +122,7 @@ def fork(
     copy.game[:] = streams.rollout_keys(
         seed, state.game[rows], point.slot, int(point.decision), rollout
     )
+    copy.rolls[:] = 0  # (a fresh stream: how many dice the game rolled so far is not needed)
     _reshuffle_unseen(seed, copy.game, copy.deck, copy.drawn)
     return copy
 

@@ -343,7 +343,7 @@ def ask(
     own exception, or an attempt to exit, becomes a :class:`StrategyError` naming the bot, the
     method and the exception."""
     method = getattr(strategy, decision.method)
-    asked, about = read_only(games), None if bars is None else read_only(bars)
+    asked, about = handed(games), None if bars is None else handed(bars)
     try:
         answer = method(view, asked) if about is None else method(view, asked, about)
     except (IllegalDecision, StrategyError, KeyboardInterrupt):
@@ -356,11 +356,19 @@ def ask(
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
-    """A read-only view of ``a``: what a strategy is handed (an answer written into its
-    ``games`` made the games depend on the batch)."""
+    """A read-only view of ``a`` (a view's arrays: see ``batch._read_only`` for their bases)."""
     v = a.view()
     v.flags.writeable = False
     return v
+
+
+def handed(a: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``a``: the ``games`` and ``bars`` a strategy is handed (writing into
+    the engine's own made games depend on their batch; a copy stays apart even if made
+    writable again)."""
+    c = a.copy()
+    c.flags.writeable = False
+    return c
 
 
 class Strategy:
@@ -445,14 +453,14 @@ def batch_view_of(view: GameView) -> BatchView:
         decision=view.decision,
         slot=view.slot,
         seed=0 if view.seed is None else view.seed,
-        game=np.array([0 if view.game is None else view.game], dtype=np.int64),
+        game=_row((0 if view.game is None else view.game,), np.int64)[0],
         coins=_row(view.coins, np.int32),
         position=_row(view.position, np.int8),
         skip=_row(view.skip, bool),
         owner=_row(view.owner, np.int8),
         level=_row(view.level, np.int8),
-        _deck=deck,
-        _drawn=np.array([view.cards_drawn], dtype=np.int32),
+        _deck=read_only(deck),
+        _drawn=read_only(np.array([view.cards_drawn], dtype=np.int32)),
     )
 
 
@@ -542,9 +550,9 @@ class ScalarStrategy(AnswersInOne):
         return False
 
     @staticmethod
-    def _one(view: BatchView, g: int) -> GameView:
-        row = np.array([g])
-        seen = view.cards_seen(row)[0]
+    def _one(view: BatchView, g: int, drawn: int, seen: np.ndarray) -> GameView:
+        """Row ``g`` of ``view`` as one game, with its cards drawn and seen (asked once for
+        all the rows)."""
         return GameView(
             rules=view.rules,
             seat=view.seat,
@@ -557,15 +565,17 @@ class ScalarStrategy(AnswersInOne):
             seed=view.seed,
             game=int(view.game[g]),
             decision=view.decision,
-            cards_drawn=int(view.cards_drawn(row)[0]),
+            cards_drawn=drawn,
             cards_seen=tuple(seen[seen >= 0].tolist()),
         )
 
     def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
         decision = view.decision
         method = getattr(self, decision.method + "_one")
+        drawn, seen = view.cards_drawn(games).tolist(), view.cards_seen(games)
         answers = []
         for i, g in enumerate(games.tolist()):
             extra = () if bars is None else (int(bars[i]),)
-            answers.append(_scalar_answer(self, decision, method(self._one(view, g), *extra)))
+            game = self._one(view, g, drawn[i], seen[i])
+            answers.append(_scalar_answer(self, decision, method(game, *extra)))
         return np.array(answers, dtype=np.int64 if decision is Decision.UPGRADE else bool)

@@ -55,8 +55,8 @@ from barbaron.strategy import (
     Mixed,
     Strategy,
     checked_answer,
+    handed,
     is_strategy,
-    read_only,
 )
 
 __all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strategy"]
@@ -328,10 +328,10 @@ class _Probe(AnswersInOne):
         text = f"{name} raised {_one_line(error)}"
         if games.size > 1:
             for i in range(games.size):
-                try:  # (read-only, as the engine hands them)
-                    args = (view, read_only(games[i : i + 1]))
+                try:  # (read-only copies, as the engine hands them)
+                    args = (view, handed(games[i : i + 1]))
                     if bars is not None:
-                        args += (read_only(bars[i : i + 1]),)
+                        args += (handed(bars[i : i + 1]),)
                     getattr(self.bot, view.decision.method)(*args)
                 except (Exception, SystemExit):
                     return _BotFailure(text, int(view.game[games[i]]), view.round, view.seat)

@@ -117,6 +117,13 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
         if name in names:
             raise UsageError(f"--param {name} given twice")
         names.add(name)
+        default = defaults[name]
+        if isinstance(default, bool):
+            raise UsageError(f"--param {text!r}: {name} is not a number (default {default})")
+        if isinstance(default, str):
+            raise UsageError(
+                f"--param {text!r}: {name} is text (default {default!r}), not a number to tune"
+            )
         if isinstance(bounds, str):
             parts = bounds.split(":")
         else:
@@ -136,18 +143,11 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
                 f"--param {text!r}: the range is {'empty' if low == high else 'reversed'}; "
                 "LOW must be below HIGH"
             )
-        default = defaults[name]
-        if isinstance(default, bool):
-            raise UsageError(f"--param {text!r}: {name} is not a number (default {default})")
-        if isinstance(default, str):
-            raise UsageError(
-                f"--param {text!r}: {name} is text (default {default!r}), not a number to tune"
-            )
         whole_text = all("." not in str(x) and "e" not in str(x).lower() for x in parts)
         if default is None or default is inspect.Parameter.empty:
             integer = whole_text and low.is_integer() and high.is_integer()
         else:
-            integer = isinstance(default, int)
+            integer = isinstance(default, numbers.Integral)  # (numpy's whole numbers too)
         if integer and not (low.is_integer() and high.is_integer()):
             raise UsageError(f"--param {text!r}: {name} takes whole numbers; give whole bounds")
         if integer:

@@ -48,10 +48,7 @@ BAD = {
     "WrongCount": ({LEGAL}, ["WrongCount.buy must return", "got shape ("]),
     "WrongDtype": ({LEGAL}, ["booleans", "of int64"]),
     "RaisesOnGoldenMile": ({LEGAL}, ["RaisesOnGoldenMile.takeover raised ZeroDivisionError"]),
-    "ChangesGames": (
-        {LEGAL},
-        ["ChangesGames.buy raised ValueError: assignment destination is read-only"],
-    ),
+    "ChangesGames": ({LEGAL}, ["ChangesGames.buy changed its games argument in place"]),
     # found only at the tables of millions of coins and of one round
     "LookupByThousands": ({LEGAL}, ["LookupByThousands.buy raised IndexError"]),
     "PlansTheRoundsAfterTheFirst": ({LEGAL}, ["PlansTheRoundsAfterTheFirst.buy raised ValueError"]),

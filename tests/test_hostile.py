@@ -19,11 +19,13 @@ import pandas as pd
 import pytest
 from conftest import ctrl_c_after_unit
 
-from barbaron import results
+from barbaron import api, results
 from barbaron.cli import main
+from barbaron.errors import UsageError
 from barbaron.registry import make_bot
 from barbaron.results import FolderLock
 from barbaron.strategy import describe
+from barbaron.tuning import parse_params
 
 PLAY = ["play", "--bots", "easy", "normal", "--games", "2000", "--batch-size", "250", "--quiet"]
 
@@ -535,10 +537,15 @@ def test_a_plugins_parameters_arrive_as_their_defaults_kinds(tmp_path, capsys):
     text parameter was tuned as a number."""
     plugin = tmp_path / "echo.py"
     plugin.write_text(PARAMETERS)
-    for mode in ("never", "123", "true", "none"):
+    for mode in ("never", "123", "true"):
         bot = make_bot(f"{plugin}:Echo:mode={mode},spec=5")
         assert (bot.mode, bot.spec) == (mode, 5)
         assert describe(bot) == f"{plugin}:Echo:mode={mode},spec=5"  # errors name the spec
+    assert make_bot(f"{plugin}:Echo:mode=none").mode is None  # none is None, as everywhere
+    assert repr(make_bot("mc:own=none").own) == "greedy"  # (none: its playout's, greedy)
+    assert repr(make_bot(repr(make_bot("mc:own=none")))) == repr(make_bot("mc:own=none"))
+    with pytest.raises(UsageError, match="lists none twice"):
+        api.sweep(f"{plugin}:Echo", "mode", [None, "none"], games=2, players=2)
     argv = ["play", "--bots", f"{plugin}:Echo:spec=7", "greedy", "--games", "40", "--quiet"]
     assert run(capsys, *argv, "--workers", "1", "--out", tmp_path / "p")[0] == 0
     status, _, err = run(capsys, "play", "--bots", f"{plugin}:Echo:cushion=abc", "easy",
@@ -551,9 +558,12 @@ def test_a_plugins_parameters_arrive_as_their_defaults_kinds(tmp_path, capsys):
     assert [p["value"] for p in points] == ["buy", "never"]
     assert [p["bot"] for p in points] == [f"{plugin}:Echo:mode={m}" for m in ("buy", "never")]
     assert points[0]["win_share"] != points[1]["win_share"]  # "never" never buys
-    argv = ["tune", "--bot", f"{plugin}:Echo", "--param", "mode=0:1", "--trials", "2"]
-    status, _, err = run(capsys, *argv, "--out", tmp_path / "t")
-    assert status == 2 and "mode is text (default 'buy'), not a number to tune" in err, err
+    for bounds in ("0:1", "never:always"):
+        argv = ["tune", "--bot", f"{plugin}:Echo", "--param", f"mode={bounds}", "--trials", "2"]
+        status, _, err = run(capsys, *argv, "--out", tmp_path / "t")
+        assert status == 2 and "mode is text (default 'buy'), not a number to tune" in err, err
+    (cushion,) = parse_params(f"{plugin}:Echo", ["cushion=100:500"])
+    assert cushion.integer and (cushion.low, cushion.high) == (100, 500)  # np.int64's kind
 
 
 def test_a_strategy_cannot_write_into_its_games_argument(tmp_path, capsys):

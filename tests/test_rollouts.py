@@ -126,10 +126,15 @@ def test_a_position_from_a_view_forks_as_the_true_state_does():
         rollout = np.arange(rows.size, dtype=np.int64) % 5
         true = ro.fork(state, rows, rollout, seed, point)
         shown = ro.fork(ro.position_of(view, rows), np.arange(rows.size), rollout, seed, point)
-        for f in ("game", "coins", "position", "skip", "owner", "level", "drawn"):
+        for f in ("game", "coins", "position", "skip", "owner", "level", "drawn", "rolls"):
             assert np.array_equal(getattr(true, f), getattr(shown, f)), f
         live = count > 0  # (at 0 the next draw reshuffles: what the deck holds is never used)
         assert np.array_equal(true.deck[live], shown.deck[live])
+        played = [
+            ro.play_from(rules, lineup, seed, copy, point, np.full(rows.size, -1))
+            for copy in (true, shown)
+        ]
+        assert np.array_equal(*played)  # the same futures, to the last coin
 
 
 def test_evaluate_is_the_same_alone_in_a_batch_and_in_chunks():

@@ -9,7 +9,7 @@ from conftest import ctrl_c_after_unit
 
 from barbaron import api
 from barbaron.errors import RunInterrupted, UsageError
-from barbaron.results import ResultsError
+from barbaron.results import ResultsError, written
 from experiments import common
 
 BOTS = ["easy", "hard"]
@@ -127,6 +127,33 @@ def test_a_studys_final_tables_are_replaced_together_or_not_at_all(tmp_path, mon
     assert sorted(tmp_path.iterdir()) == [first, second, third]  # no temporary file left
 
 
+def test_a_rename_refused_at_the_end_of_staging_is_one_error_and_leaves_no_temporary_file(
+    tmp_path,
+):
+    """A folder in the way of the second table: a bare IsADirectoryError, and the temporary
+    files of the second and third left behind (review)."""
+    first, second, third = (tmp_path / f"{name}.csv" for name in ("first", "second", "third"))
+    second.mkdir()
+    with pytest.raises(ResultsError, match="cannot write .*second.csv"):
+        with common.finishing(tmp_path):
+            for path in (first, second, third):
+                common.write_csv(pd.DataFrame({"run": [1]}), path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first.csv", "second.csv"]
+
+
+def test_a_symlinked_file_is_written_beside_its_target(tmp_path):
+    """Its temporary file was made beside the link, and the rename failed across disks."""
+    target, link = tmp_path / "store" / "plot.png", tmp_path / "plot.png"
+    target.parent.mkdir()
+    target.write_text("old")
+    link.symlink_to(target)
+    with written(link, link.with_name(".plot.png.tmp.png")) as tmp:
+        assert tmp.parent == target.parent
+        tmp.write_text("new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.png", "store"]
+
+
 def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_old(
     tmp_path, capsys, monkeypatch
 ):
@@ -192,7 +219,6 @@ def test_a_study_output_that_cannot_be_a_folder_or_file_is_one_line(tmp_path):
         assert done.returncode == 2 and "a file stands in the way" in done.stderr, done.stderr
         assert done.stderr.count("\n") == 1
     from barbaron.cli import with_one_line_failures
-    from barbaron.results import ResultsError
 
     def full_disk() -> int:
         raise ResultsError("cannot write x/curve.png: No space left on device")
