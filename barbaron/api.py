@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
 from barbaron import interrupts
@@ -22,6 +22,7 @@ from barbaron.config import DEFAULT_GAMES, MAX_GAMES, MAX_POINTS, PAIRED_ARMS, S
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import listed, whole
 from barbaron.runs import (
+    MAX_MAGNITUDE,
     Execution,
     Run,
     RunOptions,
@@ -507,7 +508,16 @@ def sweep(
         raise UsageError(f"give 1 to {MAX_POINTS} values of {param}, got {len(values)}")
     values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
     # the values the command line would give (a text parameter: as its spec writes them)
+    for v in values:  # (the checks the text of --param makes)
+        if isinstance(v, numbers.Real) and not isinstance(v, bool) and not abs(v) <= MAX_MAGNITUDE:
+            raise UsageError(f"{param} value {v:g} is not a finite number of at most 1e12 in size")
     values = [format_value(v) if text else _as_spec_writes(v) for v in values]
+    for v in values:
+        if isinstance(v, str) and "," in v:
+            raise UsageError(
+                f"a value of {param} holds a comma, which separates a spec's parameters: {v!r} "
+                "(a spec inside a spec writes ';')"
+            )
     values = distinct(values, f"the values of {param}")
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     rotations = len(field) + 1 if execution.rotate else 1
@@ -546,7 +556,7 @@ def sweep(
             "bot": bot,
             "param": param,
             "field": list(field),
-            "rules": asdict(rules),
+            "rules": rules.record(),
             "points": points,
             "best": {
                 "value": best["value"],

@@ -4,6 +4,7 @@ from the command modules listed in ``barbaron.commands.COMMANDS``."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import os
@@ -11,7 +12,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from barbaron import __version__
 from barbaron.commands import COMMANDS
@@ -78,7 +79,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         return args.run(args)
 
-    return with_one_line_failures(command, debug)
+    with running_command(["barbaron", *argv]):
+        return with_one_line_failures(command, debug)
+
+
+@contextlib.contextmanager
+def running_command(line: list[str]) -> Iterator[None]:
+    """Within the block, the manifests of runs record ``line`` as their command line."""
+    from barbaron.config import COMMAND_LINE
+
+    token = COMMAND_LINE.set(line)
+    try:
+        yield
+    finally:
+        COMMAND_LINE.reset(token)
 
 
 def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> int:

@@ -1,6 +1,12 @@
 """Defaults and limits the library and the command line share (no heavy imports: the command
 line reads them at start-up)."""
 
+import contextvars
+
+COMMAND_LINE: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "command_line", default=None
+)  # the command being run (barbaron's, a study's), for manifests; None for a library call
+
 DEFAULT_BATCH_SIZE = 16384  # games per unit of work: small enough for memory, big for speed
 MAX_INDEX = 2**63  # seeds and game indices are whole numbers in [0, MAX_INDEX)
 DEFAULT_GAMES = 20_000  # play's, seats' (per bonus) and sweep's (per value): rounded to deals

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
 import gc
 import logging
 import os
@@ -390,7 +389,7 @@ class Totals:
         )
         return {
             "label": self.arm.label,
-            "rules": dataclasses.asdict(self.arm.rules),
+            "rules": self.arm.rules.record(),
             "games": games,
             "deals": self.deals,
             "bots": bots,

@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -37,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from barbaron import __version__
-from barbaron.config import RULES_OPTIONS, STUDY_FILE, option_text
+from barbaron.config import COMMAND_LINE, RULES_OPTIONS, STUDY_FILE, option_text
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 
 
@@ -53,7 +54,7 @@ def job_record(job: Job) -> dict:
             {
                 "label": a.label,
                 "bots": list(a.bots),
-                "rules": json.loads(json.dumps(dataclasses.asdict(a.rules))),
+                "rules": a.rules.record(),
             }
             for a in job.arms
         ],
@@ -381,15 +382,18 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
     """A content hash of every file the specs load, so that a resume (or a replay) can refuse
     a changed strategy: plugin modules (``file.py:Class`` or ``[package.]module:Class``), also
     inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
-    (``value:weights=w.json``). A plugin that cannot be read is recorded as ``UNREADABLE``."""
+    (``value:weights=w.json``), and classes of ``__main__`` (a notebook's or a script's: their
+    code, ``__main__:Class``). A plugin that cannot be read is recorded as ``UNREADABLE``."""
     from barbaron.registry import parse_value, split_spec
 
     hashes: dict[str, str] = {}
 
     def visit(spec: str, nested: bool) -> None:
         bot, params = split_spec(spec)
-        head, plugin, _ = bot.partition(":")
-        if plugin and head not in hashes:
+        head, plugin, name = bot.partition(":")
+        if plugin and head == "__main__":  # (no file: the class's own code)
+            hashes.setdefault(bot, _main_class_hash(name))
+        elif plugin and head not in hashes:
             path = _plugin_path(head)
             if path is None and nested:  # a text parameter with a colon, not a spec
                 return
@@ -409,6 +413,36 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
 
 
 UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read
+
+
+def _main_class_hash(name: str) -> str:
+    """A hash of the code of the class ``name`` of ``__main__`` and of its bases there (their
+    methods' bytecode and constants, their other plain attributes), the same in any process
+    that defines it alike; ``UNREADABLE`` when there is no such class."""
+    cls = getattr(sys.modules.get("__main__"), name, None)
+    if not isinstance(cls, type):
+        return UNREADABLE
+    digest = hashlib.sha256()
+    for klass in cls.__mro__:
+        if klass.__module__ != "__main__":
+            continue
+        for key, value in sorted(vars(klass).items()):
+            function = getattr(value, "__func__", value)  # (staticmethod, classmethod)
+            code = getattr(function, "__code__", None)
+            plain = isinstance(value, str | int | float | bool | tuple | type(None))
+            digest.update(f"{klass.__qualname__}.{key}".encode())
+            digest.update(_code_bytes(code) if code else repr(value).encode() if plain else b"")
+    return digest.hexdigest()
+
+
+def _code_bytes(code: types.CodeType) -> bytes:
+    """A function's code without where it was written (a notebook cell run again is the same
+    code): its bytecode, names and constants, nested functions' too."""
+    parts = [code.co_code, repr((code.co_names, code.co_varnames)).encode()]
+    for const in code.co_consts:
+        nested = isinstance(const, types.CodeType)
+        parts.append(_code_bytes(const) if nested else repr(const).encode())
+    return b"\0".join(parts)
 
 
 def _plugin_path(head: str) -> Path | None:
@@ -439,6 +473,10 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
     if not changed:
         return None
     name = changed[0]
+    if name.startswith("__main__:"):  # a class of the session (a notebook's, a script's)
+        if now.get(name, UNREADABLE) == UNREADABLE:
+            return f"the class {name} is not defined here, as it was when {since}"
+        return f"the code of the class {name} has changed since {since}"
     if name not in now:
         return f"the file {name}, read when {since}, is gone"
     if now[name] == UNREADABLE and _plugin_path(name) is None:  # a module, not a file
@@ -587,13 +625,14 @@ class RunFolder:
             if resume:
                 manifest = self._resumable()
                 self._done = set(self._valid_units())
+                manifest["workers"] = min(self.job.workers, self.job.units)  # (this call's)
                 return manifest
             shutil.rmtree(self.partial)  # --force, checked to be barbaron's
         job = self.job
         return {
             "status": "partial",
             "command": self.command,
-            "argv": sys.argv,
+            "argv": COMMAND_LINE.get(),  # (a notebook's sys.argv would name its kernel)
             "job": self.record,
             "workers": min(job.workers, job.units),
             "backend": job.backend,

@@ -211,6 +211,17 @@ class Rules:
             return self.seat_coins[seat]  # R4, per seat
         return self.start_coins + self.seat_bonus * seat  # R4
 
+    def record(self) -> dict:
+        """The rules as summaries and manifests hold them (JSON's kinds: seat_coins a list)."""
+        coins = None if self.seat_coins is None else list(self.seat_coins)
+        return {
+            "players": self.players,
+            "rounds": self.rounds,
+            "start_coins": self.start_coins,
+            "seat_bonus": self.seat_bonus,
+            "seat_coins": coins,
+        }
+
     @property
     def turn_slots(self) -> int:
         """Turn slots in a game: one per seat per round (R5)."""

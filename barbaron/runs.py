@@ -163,6 +163,8 @@ class RunResult:
     games_now: int = field(compare=False)  # games this call played (a resume plays fewer)
     seconds: float = field(compare=False)  # how long this call played
     rows: pa.Table | None = field(default=None, repr=False, compare=False)  # in-memory games
+    manifest: str | None = field(default=None, repr=False, compare=False)  # out's manifest.json
+    # as the run left it: what tells that the folder still holds this run
 
     @property
     def bots(self) -> pd.DataFrame:
@@ -175,14 +177,35 @@ class RunResult:
         return frame(self.summary["seats"])
 
     def games(self) -> pd.DataFrame:
-        """One row per game and seat (the columns of ``games.parquet``), read when asked."""
+        """One row per game and seat (the columns of ``games.parquet``), read when asked. A
+        run of several lineups lists them in order (column ``arm``), each by game and seat,
+        whatever the batch size or workers (the files hold them in the order units ended)."""
         if self.rows is not None:
-            return self.rows.to_pandas()
+            return _in_order(self.rows.to_pandas())
         if self.out is None:
             raise ValueError("this run kept no games")
         import pandas as pd
 
-        return pd.read_parquet(self.out / "games.parquet")
+        from barbaron.results import ResultsError
+
+        try:
+            now = (self.out / "manifest.json").read_text()
+        except OSError:
+            now = None
+        if self.manifest is not None and now != self.manifest:
+            raise ResultsError(
+                f"{self.out} no longer holds this run ("
+                + ("it is gone" if now is None else "another run replaced it")
+                + "): play it again, or read its games.parquet as it is now"
+            )
+        return _in_order(pd.read_parquet(self.out / "games.parquet"))
+
+
+def _in_order(games: pd.DataFrame) -> pd.DataFrame:
+    """``games`` of several lineups by lineup (in the order they were listed), game and seat."""
+    if "arm" not in games.columns:  # (one lineup: its units hold consecutive games, in order)
+        return games
+    return games.sort_values(["arm", "game", "seat"], kind="stable", ignore_index=True)
 
 
 def frame(rows: list[dict]) -> pd.DataFrame:
@@ -253,9 +276,23 @@ def specs_of(value: object, name: str) -> list[str]:
         if not isinstance(spec, str) or not spec.strip():
             raise UsageError(
                 f"{name} must be bot specs (text such as 'normal' or 'hard:risk=0.5'), "
-                f"got {shown(spec)}"
+                f"got {shown(spec)}{_as_spec(spec)}"
             )
     return specs
+
+
+def _as_spec(bot: object) -> str:
+    """For a strategy class or instance given where a spec is needed: how to write its spec
+    (a class of a notebook or script is ``__main__:Class``)."""
+    from barbaron.registry import class_spec
+    from barbaron.strategy import format_value, is_strategy
+
+    if not is_strategy(bot):
+        return ""
+    spec = class_spec(bot if isinstance(bot, type) else type(bot))
+    params = {} if isinstance(bot, type) else getattr(bot, "params", {})
+    written = ",".join(f"{k}={format_value(v)}" for k, v in params.items())
+    return f"; write it as a spec: {spec}{':' + written if written else ''}"
 
 
 def players_of(players: object) -> int | None:
@@ -564,7 +601,7 @@ class Run:
         out = self.sink.finish(
             summary, table, figures, seconds=seconds, games_played=common["games_now"]
         )
-        return result_type(out=out, **common)
+        return result_type(out=out, manifest=(out / "manifest.json").read_text(), **common)
 
 
 def _import_plots() -> None:

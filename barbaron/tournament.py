@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
@@ -601,7 +601,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
         "deals": deals,
         "players": job.players,
         "rotate": job.rotate,
-        "rules": asdict(job.arms[0].rules),
+        "rules": job.arms[0].rules.record(),
         "pool": pool,
         "anchor": None if anchor is None else pool[anchor],
         "anchor_note": anchor_note,

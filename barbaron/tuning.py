@@ -89,11 +89,17 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
     import inspect
 
     from barbaron.registry import with_param
-    from barbaron.runs import build_bots
+    from barbaron.runs import build_bots, checked, shown
     from barbaron.strategy import constructor_parameters
 
+    bot = checked(bot, "bot", "text")
     if isinstance(params, str):
         params = [params]
+    if not isinstance(params, Mapping | Sequence):
+        raise UsageError(
+            "params must be NAME=LOW:HIGH texts or a mapping NAME -> (LOW, HIGH), "
+            f"got {shown(params)}"
+        )
     if isinstance(params, Mapping):
         items = [(str(k), v, f"{k}={v}") for k, v in params.items()]
     else:
@@ -465,9 +471,10 @@ def tune(
     from barbaron.config import MAX_INDEX
     from barbaron.harness import Arm
     from barbaron.registry import split_spec
-    from barbaron.runs import build_bots, execution_of, field_of
+    from barbaron.runs import build_bots, checked, execution_of, field_of
 
     execution = execution_of(options)
+    bot = checked(bot, "bot", "text")
     if sampler not in SAMPLERS:
         raise UsageError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     trials, games_per_trial, confirm_games = map(whole, (trials, games_per_trial, confirm_games))
@@ -589,7 +596,7 @@ def tune(
             else f"minimise |win share - {target}|",
             "sampler": SAMPLER_NAMES[sampler],
             "seed": execution.seed,
-            "rules": dataclasses.asdict(rules),
+            "rules": rules.record(),
             "games_per_trial": games_per_trial,
             "trials": rows,
             "best": best,

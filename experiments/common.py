@@ -188,9 +188,12 @@ def script(main: Callable[[], int]) -> None:
     a failed run one line and exit 1 (``BARBARON_DEBUG=1`` shows the traceback)."""
     import sys
 
-    from barbaron.cli import with_one_line_failures
+    from barbaron.cli import running_command, with_one_line_failures
 
-    sys.exit(with_one_line_failures(main))
+    study = Path(sys.argv[0]).stem
+    with running_command(["python", "-m", f"experiments.{study}", *sys.argv[1:]]):
+        status = with_one_line_failures(main)
+    sys.exit(status)
 
 
 def parser(name: str, description: str) -> argparse.ArgumentParser:

@@ -3,15 +3,18 @@ command line writes, in memory or in a results folder."""
 
 import json
 import math
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
+from barbaron.bots.greedy import Greedy
 
 from barbaron import api
 from barbaron.cli import main
 from barbaron.config import SPRT_LOOK
 from barbaron.errors import UsageError
+from barbaron.results import ResultsError
 from barbaron.stats import Z95
 
 LINEUP = ["hard", "normal", "easy"]
@@ -245,6 +248,9 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
         (lambda: api.seats("easy", bonus="0:200:0"), "STEP must be above 0"),
         (lambda: api.seats("easy", bonus="0:200:x"), "--bonus must look like"),
         (lambda: api.sweep("easy", "buy", []), "give 1 to 1000 values of buy"),
+        (lambda: api.sweep("normal", "cushion", ["5,takeover=3"]), "holds a comma"),  # (QA)
+        (lambda: api.play([Greedy(), "normal"]), "write it as a spec: .*greedy:Greedy"),
+        (lambda: api.sweep("normal", "cushion", [1e300]), "value 1e\\+300 is not a finite"),
         (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),
         (lambda: api.compare("easy", "easy", max_games=10**10 + 4), "--max-games must be from"),
         (
@@ -550,6 +556,54 @@ def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
     inside = [p["value"] for p in result.summary["points"] if p["vs_best_ci"][1] >= 0]
     assert result.best["within_interval"] == [v for v in inside if v != result.best["value"]]
     assert {"vs_best", "vs_best_ci_low", "vs_best_ci_high"} <= set(result.points.columns)
+
+
+def test_the_games_of_several_lineups_come_in_one_order_whatever_the_batch(tmp_path):
+    """They came in the order units ended: new 0-499, base 0-499, new 500-999 ... with a
+    batch of 500, new 0-3999 then base with one unit (QA)."""
+    results = [
+        api.compare("greedy", "normal", max_games=2000, seed=2, **options)
+        for options in ({}, {"batch_size": 100, "workers": 2}, {"out": tmp_path / "c"})
+    ]
+    first, *others = (r.games() for r in results)
+    assert all(first.equals(other) for other in others)
+    assert first["arm"].tolist() == ["new"] * 8000 + ["base"] * 8000
+    assert first["game"].is_monotonic_increasing is False  # (per lineup, by game and seat)
+    assert first.groupby("arm", sort=False)["game"].is_monotonic_increasing.all()
+
+
+def test_a_summary_in_memory_equals_its_file_with_seat_coins(tmp_path):
+    """seat_coins was a tuple in memory and a list in summary.json (QA)."""
+    for result in (
+        api.play(["normal", "hard"], games=40, seat_coins=[1000, 1100], out=tmp_path / "p"),
+        api.compare("hard", "normal", max_games=40, seat_coins=[1000, 1100, 1200, 1300],
+                    out=tmp_path / "c"),
+    ):  # fmt: skip
+        assert result.summary == json.loads((result.out / "summary.json").read_text())
+
+
+def test_a_manifest_records_the_command_line_only_of_a_command(tmp_path, capsys):
+    """A library call recorded its host's sys.argv (a notebook's kernel) as the command line;
+    a resume kept the first call's workers (QA)."""
+    api.play(["easy", "hard"], games=40, out=tmp_path / "a")
+    argv = ["play", "--bots", "easy", "hard", "--games", "40", "--quiet", "--workers", "1"]
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    manifests = [json.loads((tmp_path / x / "manifest.json").read_text()) for x in "ab"]
+    assert manifests[0]["argv"] is None
+    assert manifests[1]["argv"] == ["barbaron", *argv, "--out", str(tmp_path / "b")]
+
+
+def test_a_result_whose_folder_now_holds_another_run_says_so(tmp_path):
+    """Its games() read the other run's games silently (QA)."""
+    out = tmp_path / "x"
+    old = api.play(["normal", "hard"], games=400, seed=1, out=out)
+    assert len(old.games()) == 800
+    api.play(["normal", "hard"], games=800, seed=2, out=out, force=True)
+    with pytest.raises(ResultsError, match="no longer holds this run .another run replaced it"):
+        old.games()
+    shutil.rmtree(out)
+    with pytest.raises(ResultsError, match="no longer holds this run .it is gone"):
+        old.games()
 
 
 def test_a_sweep_of_more_values_than_are_paired_writes_its_tables(capsys, tmp_path):

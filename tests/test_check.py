@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,23 @@ def test_a_class_or_an_instance_is_checked_too():
     )
     with pytest.raises(BotSpecError, match="RuntimeError: boom"):
         check_strategy(_Explodes)
+
+
+def test_a_spec_of_a_notebooks_class_skips_the_fresh_process(monkeypatch):
+    """'__main__:Buyer', the spec the library takes for a notebook's class, failed the
+    determinism check: no fresh process has __main__'s classes (QA)."""
+
+    class Buyer(Strategy):
+        def buy(self, view, games, bars):
+            return view.coins[games, view.seat] >= 300
+
+    Buyer.__module__ = "__main__"
+    monkeypatch.setattr(sys.modules["__main__"], "Buyer", Buyer, raising=False)
+    report = check_strategy("__main__:Buyer", games=GAMES)
+    assert report.passed, str(report)
+    assert "no fresh process: another process cannot import __main__:Buyer" in (
+        report.result(DETERMINISM).detail
+    )
 
 
 class _Explodes(Strategy):

@@ -480,6 +480,22 @@ def test_game_numbers_stay_below_2_to_the_63():
         TableEnv().last()  # (an AttributeError before)
 
 
+def test_arguments_of_the_wrong_kind_are_clear_errors():
+    """A dict for rules was an AttributeError, a negative seed gymnasium's own error, a class
+    given to actions_of a missing-argument error from inside (QA)."""
+    for make in (lambda: SeatEnv(rules={"players": 3}), lambda: TableEnv(rules=4)):
+        with pytest.raises(TypeError, match="rules must be a barbaron.rules.Rules"):
+            make()
+    for seed in (-1, 1.5):
+        with pytest.raises(ValueError, match="seed must be a whole number from 0"):
+            SeatEnv().reset(seed=seed)
+    env = SeatEnv()
+    env.reset(seed=1)
+    for strategy in (Policy, None):
+        with pytest.raises(TypeError, match="a strategy instance or a bot spec is needed"):
+            env.actions_of(strategy)
+
+
 def test_a_refused_reset_changes_nothing():
     """A reset refused for its game numbers had already taken the new seed and size, and the
     old games played on under them (review)."""

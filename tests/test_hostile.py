@@ -21,7 +21,7 @@ from conftest import ctrl_c_after_unit
 
 from barbaron import api, results
 from barbaron.cli import main
-from barbaron.errors import UsageError
+from barbaron.errors import RunInterrupted, UsageError
 from barbaron.registry import make_bot
 from barbaron.results import FolderLock
 from barbaron.strategy import describe
@@ -849,6 +849,39 @@ def test_rogue_plugins_cannot_change_a_game_and_fail_in_one_line(
     argv = ["play", "--bots", f"{plugin}:{bot}", "greedy", "--games", "200", "--workers", "1"]
     got, _, err = run(capsys, *argv, "--start-coins", "5000", "--quiet", "--out", tmp_path / "g")
     assert got == status and one_line(err) and words in err, err
+
+
+def test_resume_refuses_a_notebooks_class_whose_code_changed(tmp_path, monkeypatch):
+    """A class of __main__ (a notebook cell's) was recorded as 'unreadable' on both sides, and
+    a resume after the cell was edited mixed two bots in one result (QA)."""
+    import numpy as np
+
+    from barbaron.strategy import Strategy
+
+    def define(cushion: int) -> None:
+        namespace = {"np": np, "Strategy": Strategy}
+        exec(  # a cell run again: the same code in a new class object
+            "class Buyer(Strategy):\n"
+            "    def buy(self, view, games, bars):\n"
+            f"        return view.coins[games, view.seat] >= {cushion}\n",
+            namespace,
+        )
+        buyer = namespace["Buyer"]
+        buyer.__module__ = "__main__"
+        monkeypatch.setattr(sys.modules["__main__"], "Buyer", buyer, raising=False)
+
+    out, args = tmp_path / "n", {"games": 2000, "seed": 1, "batch_size": 250}
+    define(200)
+    ctrl_c_after_unit(monkeypatch, 2)
+    with pytest.raises(RunInterrupted):
+        api.play(["__main__:Buyer", "normal"], out=out, **args)
+    monkeypatch.undo()
+    define(500)
+    with pytest.raises(UsageError, match="the code of the class __main__:Buyer has changed"):
+        api.play(["__main__:Buyer", "normal"], out=out, resume=True, **args)
+    define(200)  # the cell as it was, run again
+    resumed = api.play(["__main__:Buyer", "normal"], out=out, resume=True, **args)
+    assert resumed.summary == api.play(["__main__:Buyer", "normal"], **args).summary
 
 
 def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch):

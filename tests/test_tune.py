@@ -280,6 +280,20 @@ def test_a_parameter_given_twice_is_refused():
         api.tune("normal", ["cushion=0:5", "cushion=1:2"])
 
 
+@pytest.mark.parametrize(
+    "bot, params, message",
+    [  # (QA: AttributeError and TypeError from inside, or a message about --field)
+        (object(), ["cushion=0:600"], "bot must be non-empty text"),
+        ("", ["cushion=0:600"], "bot must be non-empty text"),
+        ("normal", None, "params must be NAME=LOW:HIGH texts or a mapping"),
+        ("normal", 5, "params must be NAME=LOW:HIGH texts or a mapping"),
+    ],
+)
+def test_the_librarys_tune_refuses_what_is_not_a_bot_or_a_search_space(bot, params, message):
+    with pytest.raises(UsageError, match=message):
+        api.tune(bot, params, trials=2, games_per_trial=40)
+
+
 def test_a_best_at_the_bots_own_limit_is_not_told_to_widen_the_range():
     """risk=0 is the least Hard takes: a best there lies at its limit, not at the edge of a
     range that a wider one could pass."""

@@ -53,7 +53,7 @@ from barbaron.batch import BatchState, kernel_state
 from barbaron.config import MAX_INDEX
 from barbaron.params import is_whole
 from barbaron.rules import Rules
-from barbaron.strategy import Decision, Mixed, Strategy, ask
+from barbaron.strategy import Decision, Mixed, Strategy, ask, is_strategy
 
 N_ACTIONS = 2 + R.N_BARS  # 0 no, 1 yes, 2 + b upgrade bar b
 NO, YES, UPGRADE_BASE = 0, 1, 2
@@ -189,6 +189,23 @@ def check_actions(actions: object, mask: np.ndarray, games: np.ndarray) -> np.nd
     return a
 
 
+def check_seed(seed: object) -> int:
+    """A reset's seed as an int; a ValueError unless it is a whole number 0 .. 2**63 - 1."""
+    if not is_whole(seed) or not 0 <= seed < MAX_INDEX:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    return int(seed)
+
+
+def check_rules(rules: object) -> Rules | None:
+    """An environment's ``rules``: a :class:`~barbaron.rules.Rules` or None (the defaults);
+    a TypeError for anything else."""
+    if rules is not None and not isinstance(rules, Rules):
+        raise TypeError(
+            f"rules must be a barbaron.rules.Rules (e.g. Rules(players=3)), got {rules!r}"
+        )
+    return rules
+
+
 def next_game(
     run_seed: int | None, game: int, seed: int | None, chosen: object, draw_seed
 ) -> tuple[int, int]:
@@ -196,9 +213,7 @@ def next_game(
     without a seed the run goes on with its next game; a first reset with no seed draws one
     (``draw_seed()``)."""
     if seed is not None:
-        if not is_whole(seed) or not 0 <= seed < MAX_INDEX:
-            raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
-        run_seed, game = int(seed), -1
+        run_seed, game = check_seed(seed), -1
     elif run_seed is None:
         run_seed = int(draw_seed())
     if chosen is None:
@@ -471,6 +486,7 @@ class BatchEnv:
         reward: str = "win",
         autoreset: bool = True,
     ) -> None:
+        rules = check_rules(rules)
         if opponents is None:  # Normal in every other seat of the table
             opponents = ["normal"] * ((rules.players if rules else 4) - 1)
         players = len(opponents) + 1 if not isinstance(opponents, str | Strategy) else 0
@@ -593,6 +609,8 @@ def strategy_actions(t: Table, strategy: Strategy | str) -> np.ndarray:
         from barbaron.registry import make_bot
 
         strategy = make_bot(strategy)
+    elif isinstance(strategy, type) or not is_strategy(strategy):
+        raise TypeError(f"a strategy instance or a bot spec is needed, got {strategy!r}")
     out = np.zeros(t.n, dtype=np.int64)
     if t.stop is None:
         return out

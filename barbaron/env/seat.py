@@ -87,7 +87,7 @@ class SeatEnv(gymnasium.Env):
         self._done = True
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else core.check_seed(seed))
         options = dict(options or {})
         game = options.pop("game", None)
         if options:

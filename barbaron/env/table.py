@@ -32,7 +32,7 @@ class TableEnv(AECEnv):
 
     def __init__(self, *, rules: Rules | None = None, reward: str = "win") -> None:
         super().__init__()
-        self.rules = rules or Rules()
+        self.rules = core.check_rules(rules) or Rules()
         self.reward_kind = core.check_reward(reward)
         players = self.rules.players
         self.possible_agents = [f"seat_{s}" for s in range(players)]
