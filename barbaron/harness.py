@@ -563,6 +563,8 @@ def run_units(
                 else:  # nothing to wait for but the background work
                     time.sleep(timeout)
                 interrupts.check()
+                if pending and not any(f.done() for f in pending) and _a_helper_ended(executor):
+                    raise BrokenProcessPool("a helper process ended while the run played")
             else:
                 break
     except BaseException as error:  # an early stop, a failure or an interrupt: keep what finished
@@ -579,6 +581,16 @@ def run_units(
             raise HelperDied(str(error), ended) from error
         raise
     _end_helpers(executor, helpers)
+
+
+def _a_helper_ended(executor) -> bool:
+    """Whether a helper of the pool has ended. One killed as it sent a result leaves half a
+    message in the result pipe, which the pool's manager thread then waits for the rest of for
+    ever: no future fails, and without this check the run would wait for ever too (QA)."""
+    from multiprocessing.connection import wait
+
+    processes = list(getattr(executor, "_processes", {}).values())
+    return bool(processes) and bool(wait([p.sentinel for p in processes], timeout=0))
 
 
 class HelperDied(BrokenProcessPool):

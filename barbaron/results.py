@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 
 from barbaron import __version__
 from barbaron.config import COMMAND_LINE, RULES_OPTIONS, STUDY_FILE, option_text
+from barbaron.errors import RunFailed
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 
 
@@ -597,13 +598,22 @@ class RunFolder:
         self.complete = False  # the finished results are in place at out
         made = self._made = self._make_parents()
         self._lock = FolderLock(self.out)
+        fresh = False  # the partial folder is this run's own, to remove on a failure here
         try:
             self.manifest = self._prepare(force, resume)
-            for inner in OWN_FOLDERS:
-                (self.partial / inner).mkdir(parents=True, exist_ok=True)
-            write_json(self.partial / "manifest.json", self.manifest)
+            fresh = not resume
+            try:
+                for inner in OWN_FOLDERS:
+                    (self.partial / inner).mkdir(parents=True, exist_ok=True)
+                write_json(self.partial / "manifest.json", self.manifest)
+            except (OSError, ResultsError) as e:  # a full disk: no usage error (exit 1)
+                what = str(e) if isinstance(e, ResultsError) else f"{e.filename}: {e.strerror}"
+                kept = "; the interrupted run is kept" if resume else "; nothing was written"
+                raise RunFailed(f"{what}{kept}") from None
         except BaseException:
             self._lock.release()
+            if fresh:  # (a half-made folder would be refused as not barbaron's)
+                shutil.rmtree(self.partial, ignore_errors=True)
             for folder in made:
                 with contextlib.suppress(OSError):
                     folder.rmdir()

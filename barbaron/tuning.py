@@ -34,7 +34,7 @@ import numpy as np
 
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
-from barbaron.errors import UsageError
+from barbaron.errors import RunFailed, UsageError
 from barbaron.params import whole
 from barbaron.runs import Execution, RunOptions, RunResult, frame, games_or_default
 
@@ -389,6 +389,7 @@ class _Study:
         if self.folder is not None and self.folder.complete:  # (its study.db moved with it)
             self._close()
             raise_when_complete(self.folder, error)
+        error = self._storage_failure(error) or error
         finished = len(complete_trials(self.study)) if self.study is not None else 0
         if self.storage is not None:
             self.storage.engine.dispose()
@@ -402,6 +403,18 @@ class _Study:
         partial = None if self.folder is None else self.folder.partial
         trials = f"{finished} finished trial{'s' if finished != 1 else ''}"
         raise_stopped(error, kept, f"{trials} kept in {partial}", "trial", "study")
+
+    def _storage_failure(self, error: BaseException) -> RunFailed | None:
+        """optuna's SQLite storage failing (a full disk: "database or disk is full") as one
+        line naming study.db; None for any other error."""
+        import optuna
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if not isinstance(error, SQLAlchemyError | optuna.exceptions.StorageInternalError):
+            return None
+        cause = getattr(error, "orig", None) or error.__cause__ or error
+        where = STUDY if self.folder is None else self.folder.partial / STUDY
+        return RunFailed(f"cannot write {where}: {str(cause).splitlines()[0]}")
 
     def finish(self, summary: dict, table: list[dict], seconds: float, games: int) -> Path | None:
         """Write the results folder (summary, trials table, history plot, the study)."""

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from conftest import ctrl_c_after_unit
 
 from barbaron import api, results
 from barbaron.cli import main
-from barbaron.errors import RunInterrupted, UsageError
+from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.harness import UnitResult
 from barbaron.registry import make_bot
 from barbaron.results import FolderLock
 from barbaron.strategy import describe
@@ -308,6 +310,51 @@ def test_a_killed_worker_ends_the_run_in_one_line_and_resume_completes_it(tmp_pa
     )
 
 
+HELPER_KILLER = """
+import os, signal
+import numpy as np
+from barbaron.strategy import Strategy
+
+class Killer(Strategy):
+    # kills a helper process that plays it (not the run's own, RUN_PID), late in its games
+
+    def buy(self, view, games, bars):
+        late = view.game[games].min() >= 250
+        if os.getpid() != int(os.environ.get("RUN_PID", -1)) and late:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return np.ones(games.size, dtype=bool)
+"""
+
+
+def test_a_helper_killed_as_it_sends_a_result_ends_the_run_too(tmp_path, monkeypatch):
+    """A helper killed halfway through sending a result leaves the pool's manager thread
+    waiting for the rest of the message for ever: no future failed, and the run waited for
+    ever too (QA, about one kill in five at that moment). The manager thread is held here as
+    it is then."""
+    from concurrent.futures import process
+
+    release = threading.Event()
+    real = process._ExecutorManagerThread.wait_result_broken_or_wakeup
+
+    def stuck(self):  # holds back the first unit's result, as a half message is for ever
+        item, broken, cause = real(self)
+        if isinstance(getattr(item, "result", None), UnitResult):
+            release.wait(60)
+        return item, broken, cause
+
+    monkeypatch.setattr(process._ExecutorManagerThread, "wait_result_broken_or_wakeup", stuck)
+    plugin = tmp_path / "killer.py"
+    plugin.write_text(HELPER_KILLER)
+    monkeypatch.setenv("RUN_PID", str(os.getpid()))
+    started = time.monotonic()
+    try:
+        with pytest.raises(RunFailed, match="a worker process died"):
+            api.play([f"{plugin}:Killer", "easy"], games=3000, batch_size=500, workers=2)
+    finally:
+        release.set()
+    assert time.monotonic() - started < 30
+
+
 def test_helpers_never_write_the_callers_buffered_output_again():
     """Helper processes are forks: a line the caller printed but had not flushed yet must not
     come out once more from each of them."""
@@ -390,6 +437,26 @@ def test_sigterm_is_handled_like_ctrl_c_and_leaves_no_worker(tmp_path):
     children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
     assert children.stdout == ""
     assert json.loads((Path(f"{out}.partial") / "manifest.json").read_text())["status"] == "partial"
+
+
+def test_a_disk_too_full_for_the_first_manifest_leaves_nothing(tmp_path, capsys, monkeypatch):
+    """It left a half OUT.partial, which every later run then refused as not barbaron's, and
+    said so as a usage error (QA)."""
+    real = results.write_json
+
+    def full(path, data):
+        if Path(path).name == "manifest.json":
+            raise results.ResultsError(f"cannot write {path}: No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(results, "write_json", full)
+    out = tmp_path / "full"
+    status, _, err = run(capsys, *PLAY, "--out", out, "--workers", "1")
+    assert status == 1 and one_line(err), err
+    assert "manifest.json: No space left on device; nothing was written" in err, err
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    assert run(capsys, *PLAY, "--out", out, "--workers", "1")[0] == 0
 
 
 def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
@@ -684,6 +751,24 @@ def test_a_scalar_answer_must_be_a_real_bool(tmp_path, capsys, bot, answer):
     )
     assert status == 1 and one_line(err)
     assert f"{bot}.buy_one answered {answer}; it must answer True or False" in err
+
+
+def test_report_interrupted_as_it_draws_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
+    """A Ctrl-C while report drew a plot left .NAME.tmp.png in the results folder (QA)."""
+    from matplotlib.figure import Figure
+
+    out = tmp_path / "r"
+    assert run(capsys, *PLAY, "--out", out, "--workers", "1")[0] == 0
+    before = sorted(p.name for p in out.iterdir())
+
+    def interrupted(self, where, **kwargs):
+        Path(where).write_bytes(b"half a png")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", interrupted)
+    status, _, err = run(capsys, "report", out)
+    assert status == 130 and one_line(err), err
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 def test_report_of_a_summary_it_did_not_write_is_one_line(tmp_path, capsys):

@@ -10,7 +10,7 @@ import pytest
 
 from barbaron import api, tuning
 from barbaron.cli import main
-from barbaron.errors import UsageError
+from barbaron.errors import RunFailed, UsageError
 from barbaron.tuning import Param, parse_params, run_study
 
 SPACE = [Param("x", -5.0, 5.0, integer=False), Param("n", 0, 20, integer=True)]
@@ -321,3 +321,30 @@ def test_ctrl_c_once_the_tuning_folder_is_in_place_says_it_is_complete(
     assert f"after the run was complete: its results are in {out}" in err
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
     assert not list(tmp_path.glob(".*.lock"))
+
+
+def test_a_full_disk_under_the_study_database_is_one_line_and_keeps_the_trials(
+    tmp_path, monkeypatch
+):
+    """SQLite's "database or disk is full" came out as a traceback of 90 lines (QA)."""
+    import sqlite3
+
+    import optuna
+    from sqlalchemy.exc import OperationalError
+
+    real = optuna.storages.RDBStorage.set_trial_state_values
+    calls = []
+
+    def full_at_the_second_trial(self, trial_id, state, values=None):
+        calls.append(state)
+        if len(calls) > 2:  # (the first trial started and finished)
+            full = sqlite3.OperationalError("database or disk is full")
+            raise OperationalError("UPDATE", {}, full)
+        return real(self, trial_id, state, values)
+
+    monkeypatch.setattr(optuna.storages.RDBStorage, "set_trial_state_values",
+                        full_at_the_second_trial)  # fmt: skip
+    out = tmp_path / "t"
+    with pytest.raises(RunFailed, match=r"cannot write .*study.db: database or disk is full; 1 "
+                       r"finished trial kept in .*t.partial"):  # fmt: skip
+        api.tune("easy", {"buy": (0, 1)}, trials=3, games_per_trial=40, out=out)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import time
 from pathlib import Path
 
@@ -59,16 +58,13 @@ def run(args: argparse.Namespace) -> int:
         raise
     except UNEXPECTED_CONTENT as e:
         raise _not_written_by(folder, command, e) from None
-    for name, figure in figures:
-        tmp = folder / f".{name}.tmp.png"
+    from barbaron.results import written
+
+    for name, figure in figures:  # (whole or not at all, a Ctrl-C too: no temporary file left)
         try:
-            figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")  # draws it: the
-            os.replace(tmp, folder / name)  # summary's numbers are used only here
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            raise UsageError(f"cannot write {folder / name}: {e.strerror or e}") from None
-        except UNEXPECTED_CONTENT as e:
-            tmp.unlink(missing_ok=True)
+            with written(folder / name, folder / f".{name}.tmp.png") as tmp:
+                figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")  # draws it:
+        except UNEXPECTED_CONTENT as e:  # the summary's numbers are used only here
             raise _not_written_by(folder, command, e) from None
         print(folder / name)
     for table in tables:
