@@ -22,12 +22,12 @@ from barbaron.config import DEFAULT_GAMES, MAX_GAMES, MAX_POINTS, PAIRED_ARMS, S
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import listed, whole
 from barbaron.runs import (
-    MAX_MAGNITUDE,
     Execution,
     Run,
     RunOptions,
     RunResult,
     build_bots,
+    check_magnitude,
     checked,
     distinct,
     execution_of,
@@ -509,8 +509,7 @@ def sweep(
     values = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy's
     # the values the command line would give (a text parameter: as its spec writes them)
     for v in values:  # (the checks the text of --param makes)
-        if isinstance(v, numbers.Real) and not isinstance(v, bool) and not abs(v) <= MAX_MAGNITUDE:
-            raise UsageError(f"{param} value {v:g} is not a finite number of at most 1e12 in size")
+        check_magnitude(v, param)
     values = [format_value(v) if text else _as_spec_writes(v) for v in values]
     for v in values:
         if isinstance(v, str) and "," in v:

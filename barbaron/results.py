@@ -28,7 +28,6 @@ import socket
 import subprocess
 import sys
 import time
-import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -109,13 +108,15 @@ def _git_commit() -> str | None:
         return None
 
 
-def write_json(path: Path, data: object) -> None:
-    """Write strict JSON atomically (temporary file, then rename): a number that is not finite
-    (an interval of one deal, a rating of -inf) is written as null, since JSON has no NaN or
-    Infinity and strict readers (JavaScript's ``JSON.parse``, DuckDB) refuse Python's."""
+def write_json(path: Path, data: object) -> str:
+    """Write strict JSON atomically (temporary file, then rename), and return the text: a
+    number that is not finite (an interval of one deal, a rating of -inf) is written as null,
+    since JSON has no NaN or Infinity and strict readers (JavaScript's ``JSON.parse``, DuckDB)
+    refuse Python's."""
     text = json.dumps(strict_json(data), indent=2, allow_nan=False, default=jsonable) + "\n"
     with written(path) as tmp:
         tmp.write_text(text)
+    return text
 
 
 _STAGED: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar(
@@ -414,36 +415,27 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
 
 
 UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read
+UNDEFINED = "undefined"  # its mark of a class of __main__ this session does not define
 
 
 def _main_class_hash(name: str) -> str:
-    """A hash of the code of the class ``name`` of ``__main__`` and of its bases there (their
-    methods' bytecode and constants, their other plain attributes), the same in any process
-    that defines it alike; ``UNREADABLE`` when there is no such class."""
-    cls = getattr(sys.modules.get("__main__"), name, None)
+    """A hash of the class ``name`` of ``__main__``: of the whole script it was written in (its
+    helpers and defaults too), or in an interactive session of the class's source where Python
+    can find it; ``UNREADABLE`` otherwise (then a resume cannot tell it is the same class)."""
+    import inspect
+
+    main = sys.modules.get("__main__")
+    cls = getattr(main, name, None)
     if not isinstance(cls, type):
+        return UNDEFINED
+    script = getattr(main, "__file__", None)
+    if isinstance(script, str) and _is_file(Path(script)):
+        return _sha256(Path(script))
+    try:
+        source = inspect.getsource(cls)
+    except (OSError, TypeError):  # typed into an interactive session
         return UNREADABLE
-    digest = hashlib.sha256()
-    for klass in cls.__mro__:
-        if klass.__module__ != "__main__":
-            continue
-        for key, value in sorted(vars(klass).items()):
-            function = getattr(value, "__func__", value)  # (staticmethod, classmethod)
-            code = getattr(function, "__code__", None)
-            plain = isinstance(value, str | int | float | bool | tuple | type(None))
-            digest.update(f"{klass.__qualname__}.{key}".encode())
-            digest.update(_code_bytes(code) if code else repr(value).encode() if plain else b"")
-    return digest.hexdigest()
-
-
-def _code_bytes(code: types.CodeType) -> bytes:
-    """A function's code without where it was written (a notebook cell run again is the same
-    code): its bytecode, names and constants, nested functions' too."""
-    parts = [code.co_code, repr((code.co_names, code.co_varnames)).encode()]
-    for const in code.co_consts:
-        nested = isinstance(const, types.CodeType)
-        parts.append(_code_bytes(const) if nested else repr(const).encode())
-    return b"\0".join(parts)
+    return hashlib.sha256(source.encode()).hexdigest()
 
 
 def _plugin_path(head: str) -> Path | None:
@@ -470,13 +462,19 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
     now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
     recorded (``"it started"``)."""
     then = then if isinstance(then, dict) else {}
+    for name in sorted(p for p in now if p.startswith("__main__:")):  # a session's classes
+        if now[name] == UNDEFINED:
+            return f"the class {name} is not defined here, as it was when {since}"
+        if now[name] == UNREADABLE:  # (unreadable then and now would pass as unchanged)
+            return (
+                f"the code of the class {name} cannot be read to tell whether it changed "
+                f"since {since} (a class typed into an interactive session: put it in a file)"
+            )
     changed = sorted(p for p in {*then, *now} if then.get(p) != now.get(p))
     if not changed:
         return None
     name = changed[0]
-    if name.startswith("__main__:"):  # a class of the session (a notebook's, a script's)
-        if now.get(name, UNREADABLE) == UNREADABLE:
-            return f"the class {name} is not defined here, as it was when {since}"
+    if name.startswith("__main__:"):
         return f"the code of the class {name} has changed since {since}"
     if name not in now:
         return f"the file {name}, read when {since}, is gone"
@@ -596,6 +594,7 @@ class RunFolder:
         self._write_error: BaseException | None = None  # a failed write not raised yet
         self.replayed = 0  # units of an interrupted run that were unreadable and are played again
         self.complete = False  # the finished results are in place at out
+        self.manifest_text: str | None = None  # the finished manifest.json, as written
         made = self._made = self._make_parents()
         self._lock = FolderLock(self.out)
         fresh = False  # the partial folder is this run's own, to remove on a failure here
@@ -611,9 +610,9 @@ class RunFolder:
                 kept = "; the interrupted run is kept" if resume else "; nothing was written"
                 raise RunFailed(f"{what}{kept}") from None
         except BaseException:
-            self._lock.release()
             if fresh:  # (a half-made folder would be refused as not barbaron's)
                 shutil.rmtree(self.partial, ignore_errors=True)
+            self._lock.release()  # (after: no other run sees the half-made folder)
             for folder in made:
                 with contextlib.suppress(OSError):
                     folder.rmdir()
@@ -867,7 +866,7 @@ class RunFolder:
                 ),
             }
         )
-        write_json(self.partial / "manifest.json", self.manifest)
+        self.manifest_text = write_json(self.partial / "manifest.json", self.manifest)
         try:
             # the old results (only with --force, checked to be barbaron's) are moved aside
             # whole and removed once the new are in place: a run killed in between leaves them

@@ -287,12 +287,14 @@ def _as_spec(bot: object) -> str:
     from barbaron.registry import class_spec
     from barbaron.strategy import format_value, is_strategy
 
-    if not is_strategy(bot):
+    cls = bot if isinstance(bot, type) else type(bot)
+    if not is_strategy(bot) or "<locals>" in cls.__qualname__:  # (no spec reaches that one)
         return ""
-    spec = class_spec(bot if isinstance(bot, type) else type(bot))
-    params = {} if isinstance(bot, type) else getattr(bot, "params", {})
-    written = ",".join(f"{k}={format_value(v)}" for k, v in params.items())
-    return f"; write it as a spec: {spec}{':' + written if written else ''}"
+    if cls.registered_name is not None:  # a built-in bot, or one registered by a package
+        return f"; write it as a spec: {cls.registered_name if bot is cls else repr(bot)}"
+    params = {} if bot is cls else getattr(bot, "params", {})
+    written = ",".join(f"{k}={format_value(v).replace(',', ';')}" for k, v in params.items())
+    return f"; write it as a spec: {class_spec(cls)}{':' + written if written else ''}"
 
 
 def players_of(players: object) -> int | None:
@@ -339,8 +341,7 @@ def parse_values(text: str, what: str) -> list[float]:
 
     def not_too_large(found: Iterable[float]) -> None:
         for v in found:
-            if abs(v) > MAX_MAGNITUDE:
-                raise UsageError(f"{what} value {v:g} is too large: at most 1e12 in size")
+            check_magnitude(v, what)
 
     try:
         if not text.strip():
@@ -396,9 +397,23 @@ def parameter_values(text: str, what: str, *, text_values: bool = False) -> list
         return parse_values(text, what)  # numbers only (1e3 included): the range's own errors
     values = [parse_value(x.strip()) for x in _comma_items(text, what, "values")]
     for v in values:
-        if isinstance(v, int | float) and not abs(v) <= MAX_MAGNITUDE:  # nan and inf too
-            raise UsageError(f"{what} value {v!r} is not a finite number of at most 1e12 in size")
+        check_magnitude(v, what)
     return distinct(values, what)
+
+
+def check_magnitude(value: object, what: str) -> None:
+    """A UsageError for a number (of any kind) that is not finite or beyond ``MAX_MAGNITUDE``
+    in size, as a list of values may hold; anything else passes."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return
+    try:
+        ok = abs(float(value)) <= MAX_MAGNITUDE  # (nan and inf fail)
+    except OverflowError:  # a whole number past what a float holds
+        ok = False
+    if not ok:
+        text = " ".join(repr(value).split())
+        text = text if len(text) <= 30 else f"{text[:27]}..."
+        raise UsageError(f"{what} value {text} is not a finite number of at most 1e12 in size")
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -601,7 +616,7 @@ class Run:
         out = self.sink.finish(
             summary, table, figures, seconds=seconds, games_played=common["games_now"]
         )
-        return result_type(out=out, manifest=(out / "manifest.json").read_text(), **common)
+        return result_type(out=out, manifest=self.sink.manifest_text, **common)
 
 
 def _import_plots() -> None:

@@ -411,8 +411,11 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
     class or instance no other process can import: one of a notebook or a script)."""
     from barbaron.registry import BotSpecError, class_spec, split_spec
 
-    if isinstance(bot, str):  # (a class of __main__, a notebook's: no other process has it)
-        return bot, lambda: _build(bot), None if bot.startswith("__main__:") else bot
+    if isinstance(bot, str):  # (a class of __main__, also inside it: no other process has it)
+        from barbaron.results import plugin_hashes
+
+        session = any(name.startswith("__main__:") for name in plugin_hashes([bot]))
+        return bot, lambda: _build(bot), None if session else bot
     cls = bot if isinstance(bot, type) else type(bot)
     if not is_strategy(bot):
         raise UsageError(

@@ -365,8 +365,14 @@ class _Study:
                 load_if_exists=True,
             )
             self.study.set_user_attr("barbaron", settings)
-        except BaseException:
+        except BaseException as e:
+            failure = self._storage_failure(e)
+            if failure is not None and not execution.resume:  # (the folder is this run's own)
+                folder.discard()
             self._close()
+            if failure is not None:
+                kept = "the interrupted run is kept" if execution.resume else "nothing was written"
+                raise RunFailed(f"{failure}; {kept}") from None
             raise
 
     def __enter__(self) -> _Study:
@@ -414,7 +420,7 @@ class _Study:
             return None
         cause = getattr(error, "orig", None) or error.__cause__ or error
         where = STUDY if self.folder is None else self.folder.partial / STUDY
-        return RunFailed(f"cannot write {where}: {str(cause).splitlines()[0]}")
+        return RunFailed(f"{where}: {str(cause).splitlines()[0]}")
 
     def finish(self, summary: dict, table: list[dict], seconds: float, games: int) -> Path | None:
         """Write the results folder (summary, trials table, history plot, the study)."""

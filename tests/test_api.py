@@ -249,8 +249,9 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
         (lambda: api.seats("easy", bonus="0:200:x"), "--bonus must look like"),
         (lambda: api.sweep("easy", "buy", []), "give 1 to 1000 values of buy"),
         (lambda: api.sweep("normal", "cushion", ["5,takeover=3"]), "holds a comma"),  # (QA)
-        (lambda: api.play([Greedy(), "normal"]), "write it as a spec: .*greedy:Greedy"),
+        (lambda: api.play([Greedy(), "normal"]), "write it as a spec: greedy$"),
         (lambda: api.sweep("normal", "cushion", [1e300]), "value 1e\\+300 is not a finite"),
+        (lambda: api.sweep("normal", "cushion", [10**400]), "value 1000.* is not a finite"),
         (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),
         (lambda: api.compare("easy", "easy", max_games=10**10 + 4), "--max-games must be from"),
         (
@@ -427,9 +428,9 @@ def test_players_default_to_the_fields_size():
         ("", "must look like START:STOP:STEP"),
         ("5,0,5", "lists 5 twice"),
         ("5,5.0", "lists 5 twice"),
-        ("0,2e12", "too large"),
-        ("-1e13:0:1e12", "too large"),
-        ("1e300", "too large"),
+        ("0,2e12", "at most 1e12 in size"),
+        ("-1e13:0:1e12", "at most 1e12 in size"),
+        ("1e300", "at most 1e12 in size"),
         ("0:1:0:1", "must look like"),
         ("nan", "must look like"),
         ("1:0:5", "STOP must be at least START"),

@@ -135,11 +135,12 @@ def test_a_spec_of_a_notebooks_class_skips_the_fresh_process(monkeypatch):
 
     Buyer.__module__ = "__main__"
     monkeypatch.setattr(sys.modules["__main__"], "Buyer", Buyer, raising=False)
-    report = check_strategy("__main__:Buyer", games=GAMES)
-    assert report.passed, str(report)
-    assert "no fresh process: another process cannot import __main__:Buyer" in (
-        report.result(DETERMINISM).detail
-    )
+    for spec in ("__main__:Buyer", "mc:rollouts=2,own=__main__:Buyer,playout=__main__:Buyer"):
+        report = check_strategy(spec, games=GAMES // 4 if spec.startswith("mc") else GAMES)
+        assert report.passed, str(report)
+        assert f"no fresh process: another process cannot import {spec}" in (
+            report.result(DETERMINISM).detail
+        )
 
 
 class _Explodes(Strategy):

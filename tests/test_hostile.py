@@ -936,37 +936,46 @@ def test_rogue_plugins_cannot_change_a_game_and_fail_in_one_line(
     assert got == status and one_line(err) and words in err, err
 
 
-def test_resume_refuses_a_notebooks_class_whose_code_changed(tmp_path, monkeypatch):
-    """A class of __main__ (a notebook cell's) was recorded as 'unreadable' on both sides, and
-    a resume after the cell was edited mixed two bots in one result (QA)."""
-    import numpy as np
+def test_resume_refuses_a_class_of_main_whose_code_changed(tmp_path, monkeypatch):
+    """A class of __main__ was recorded as 'unreadable' on both sides, and a resume after its
+    code changed mixed two bots in one result (QA). A script's class is known by the script's
+    text (helpers and defaults included); one typed into a session, whose source Python cannot
+    find, cannot be resumed."""
+    import types
 
-    from barbaron.strategy import Strategy
+    script = tmp_path / "study.py"
 
-    def define(cushion: int) -> None:
-        namespace = {"np": np, "Strategy": Strategy}
-        exec(  # a cell run again: the same code in a new class object
+    def run_script(cushion: int, *, file: bool = True) -> None:  # a fresh process running it
+        script.write_text(
+            "import numpy as np\nfrom barbaron.strategy import Strategy\n\n"
+            f"CUSHION = {cushion}\n\n"
             "class Buyer(Strategy):\n"
             "    def buy(self, view, games, bars):\n"
-            f"        return view.coins[games, view.seat] >= {cushion}\n",
-            namespace,
+            "        return view.coins[games, view.seat] >= CUSHION\n"
         )
-        buyer = namespace["Buyer"]
-        buyer.__module__ = "__main__"
-        monkeypatch.setattr(sys.modules["__main__"], "Buyer", buyer, raising=False)
+        main = types.ModuleType("__main__")
+        if file:
+            main.__file__ = str(script)
+        exec(compile(script.read_text(), "<session>", "exec"), main.__dict__)
+        main.Buyer.__module__ = "__main__"
+        monkeypatch.setitem(sys.modules, "__main__", main)
 
     out, args = tmp_path / "n", {"games": 2000, "seed": 1, "batch_size": 250}
-    define(200)
-    ctrl_c_after_unit(monkeypatch, 2)
-    with pytest.raises(RunInterrupted):
-        api.play(["__main__:Buyer", "normal"], out=out, **args)
-    monkeypatch.undo()
-    define(500)
+    bots = ["__main__:Buyer", "normal"]
+    run_script(200)
+    with monkeypatch.context() as stop:
+        ctrl_c_after_unit(stop, 2)
+        with pytest.raises(RunInterrupted):
+            api.play(bots, out=out, **args)
+    run_script(500)  # only a module-level constant changed
     with pytest.raises(UsageError, match="the code of the class __main__:Buyer has changed"):
-        api.play(["__main__:Buyer", "normal"], out=out, resume=True, **args)
-    define(200)  # the cell as it was, run again
-    resumed = api.play(["__main__:Buyer", "normal"], out=out, resume=True, **args)
-    assert resumed.summary == api.play(["__main__:Buyer", "normal"], **args).summary
+        api.play(bots, out=out, resume=True, **args)
+    run_script(200, file=False)
+    with pytest.raises(UsageError, match="__main__:Buyer cannot be read to tell whether"):
+        api.play(bots, out=out, resume=True, **args)
+    run_script(200)  # the script as it was, run again
+    resumed = api.play(bots, out=out, resume=True, **args)
+    assert resumed.summary == api.play(bots, **args).summary
 
 
 def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch):

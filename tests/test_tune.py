@@ -345,6 +345,17 @@ def test_a_full_disk_under_the_study_database_is_one_line_and_keeps_the_trials(
     monkeypatch.setattr(optuna.storages.RDBStorage, "set_trial_state_values",
                         full_at_the_second_trial)  # fmt: skip
     out = tmp_path / "t"
-    with pytest.raises(RunFailed, match=r"cannot write .*study.db: database or disk is full; 1 "
+    with pytest.raises(RunFailed, match=r"study.db: database or disk is full; 1 "
                        r"finished trial kept in .*t.partial"):  # fmt: skip
         api.tune("easy", {"buy": (0, 1)}, trials=3, games_per_trial=40, out=out)
+    monkeypatch.undo()
+
+    def full_at_once(*args, **kwargs):  # as optuna's storage says it, when the study is made
+        full = sqlite3.OperationalError("database or disk is full")
+        raise optuna.exceptions.StorageInternalError("commit failed") from full
+
+    monkeypatch.setattr(optuna, "create_study", full_at_once)
+    fresh = tmp_path / "f"
+    with pytest.raises(RunFailed, match=r"study.db: database or disk is full; nothing was written"):
+        api.tune("easy", {"buy": (0, 1)}, trials=3, games_per_trial=40, out=fresh)
+    assert not fresh.exists() and not (tmp_path / "f.partial").exists()  # (review)
