@@ -384,8 +384,9 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
     """A content hash of every file the specs load, so that a resume (or a replay) can refuse
     a changed strategy: plugin modules (``file.py:Class`` or ``[package.]module:Class``), also
     inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
-    (``value:weights=w.json``), and classes of ``__main__`` (a notebook's or a script's: their
-    code, ``__main__:Class``). A plugin that cannot be read is recorded as ``UNREADABLE``."""
+    (``value:weights=w.json``), and classes of ``__main__`` (``__main__:Class``, a script's or a
+    session's: :func:`_main_class_hash`). A plugin that cannot be read is recorded as
+    ``UNREADABLE``."""
     from barbaron.registry import parse_value, split_spec
 
     hashes: dict[str, str] = {}
@@ -606,7 +607,11 @@ class RunFolder:
                     (self.partial / inner).mkdir(parents=True, exist_ok=True)
                 write_json(self.partial / "manifest.json", self.manifest)
             except (OSError, ResultsError) as e:  # a full disk: no usage error (exit 1)
-                what = str(e) if isinstance(e, ResultsError) else f"{e.filename}: {e.strerror}"
+                what = (
+                    str(e)
+                    if isinstance(e, ResultsError)
+                    else f"cannot create {e.filename or self.partial}: {e.strerror or e}"
+                )
                 kept = "; the interrupted run is kept" if resume else "; nothing was written"
                 raise RunFailed(f"{what}{kept}") from None
         except BaseException:

@@ -179,7 +179,7 @@ class RunResult:
     def games(self) -> pd.DataFrame:
         """One row per game and seat (the columns of ``games.parquet``), read when asked. A
         run of several lineups lists them in order (column ``arm``), each by game and seat,
-        whatever the batch size or workers (the files hold them in the order units ended)."""
+        whatever the batch size or workers (the files hold them unit by unit, lineups mixed)."""
         if self.rows is not None:
             return _in_order(self.rows.to_pandas())
         if self.out is None:
