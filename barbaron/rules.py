@@ -6,6 +6,7 @@ Sources: ``shared/spec/bar-baron-rules.txt`` (the authority) and the numbered de
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -214,13 +215,7 @@ class Rules:
     def record(self) -> dict:
         """The rules as summaries and manifests hold them (JSON's kinds: seat_coins a list)."""
         coins = None if self.seat_coins is None else list(self.seat_coins)
-        return {
-            "players": self.players,
-            "rounds": self.rounds,
-            "start_coins": self.start_coins,
-            "seat_bonus": self.seat_bonus,
-            "seat_coins": coins,
-        }
+        return dataclasses.asdict(self) | {"seat_coins": coins}  # (every field, in order)
 
     @property
     def turn_slots(self) -> int:

@@ -509,8 +509,7 @@ class BatchEnv:
 
     def reset(self, seed: int, n: int, first_game: int = 0):
         """Start ``n`` games (``first_game`` on) under ``seed``: (observations, masks, info)."""
-        if not is_whole(seed) or not 0 <= seed < MAX_INDEX:
-            raise ValueError(f"seed must be a whole number 0 .. 2**63 - 1, got {seed!r}")
+        check_seed(seed)
         if not is_whole(n) or n < 1:
             raise ValueError(f"n must be a positive whole number of games, got {n!r}")
         if not is_whole(first_game) or first_game < 0:
