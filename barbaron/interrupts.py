@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import ParamSpec, TypeVar
@@ -112,6 +114,32 @@ def immediate() -> Iterator[None]:
         yield
     finally:
         _immediate -= 1
+
+
+def quiet_while_starting() -> None:
+    """Until :func:`started`, Ctrl-C and SIGTERM end the process at once with one line and exit
+    status 130: for a script that is still importing, with nothing written yet (a
+    ``KeyboardInterrupt`` raised inside an import would print a traceback)."""
+    for s in _SIGNALS:
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, _end_while_starting)
+
+
+def _end_while_starting(signum: int, frame: object) -> None:
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def started() -> None:
+    """Ctrl-C and SIGTERM back to Python's own handling, if :func:`quiet_while_starting` took
+    them (the script's run then says what it kept)."""
+    for s, default in (
+        (signal.SIGINT, signal.default_int_handler),
+        (signal.SIGTERM, signal.SIG_DFL),
+    ):
+        if signal.getsignal(s) is _end_while_starting:
+            signal.signal(s, default)
 
 
 def check() -> None:

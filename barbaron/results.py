@@ -508,7 +508,8 @@ def code_hash() -> str:
 
 def _target(out: str | Path) -> tuple[Path, Path]:
     """The results folder ``out`` and its partial folder, checked to be names barbaron can use."""
-    folder = Path(out).resolve()  # so that "a/.." never names a parent to replace
+    folder = Path(out).expanduser().resolve()  # "~/runs" as a shell has it; and "a/.." never
+    # names a parent to replace
     if folder.parent == folder or not folder.name:
         raise ResultsError(f"--out {out!r} names no folder to create")
     if folder.name.endswith(".partial") or folder.name.endswith(".lock"):

@@ -218,6 +218,7 @@ def frame(rows: list[dict]) -> pd.DataFrame:
 
 # --- checking arguments ------------------------------------------------------------------------
 MAX_MAGNITUDE = 1e12  # the largest number a list of values (--bonus, --param) may hold
+MAX_MAGNITUDE_TEXT = f"{MAX_MAGNITUDE:g}".replace("e+", "e")  # as the messages say it
 
 KINDS = {
     "whole": "a whole number",
@@ -413,7 +414,9 @@ def check_magnitude(value: object, what: str) -> None:
     if not ok:
         text = " ".join(repr(value).split())
         text = text if len(text) <= 30 else f"{text[:27]}..."
-        raise UsageError(f"{what} value {text} is not a finite number of at most 1e12 in size")
+        raise UsageError(
+            f"{what} value {text} is not a finite number of at most {MAX_MAGNITUDE_TEXT} in size"
+        )
 
 
 # --- running ---------------------------------------------------------------------------------

@@ -536,8 +536,8 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
                 "rating_se_model": float(fit.se_model[b]),
                 "win_share": est.mean,
                 "win_share_ci": est.share_ci,
-                "mean_worth": worth[b] / max(played, 1),
-                "worth_share": worth_share[b] / max(played, 1),
+                "mean_worth": float(worth[b]) / max(played, 1),
+                "worth_share": float(worth_share[b]) / max(played, 1),
                 "lineups": int(per_deal[b]) // rotations,
             }
         )

@@ -8,6 +8,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+COMPLETE: ContextVar[Path | None] = ContextVar("COMPLETE", default=None)  # a study's results
+# folder once its tables are all in place (a Ctrl-C after that says they are complete)
 RECORD = "arguments.json"  # in a finished sub-run's folder: what played it, compared on reuse
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
 
@@ -164,6 +167,7 @@ def finishing(out: Path) -> Iterator[None]:
         raise RunInterrupted(
             f"interrupted as the study wrote its tables: they are complete in {out}"
         ) from None
+    COMPLETE.set(out)
 
 
 def write_csv(table: pd.DataFrame, path: Path) -> None:
@@ -185,14 +189,29 @@ def save_figure(figure: Figure, path: Path, **options: object) -> None:
 
 def script(main: Callable[[], int]) -> None:
     """Run a study's ``main`` as barbaron's own commands run: bad input is one line and exit 2,
-    a failed run one line and exit 1 (``BARBARON_DEBUG=1`` shows the traceback)."""
+    a failed run one line and exit 1, an interrupt one line that says what was kept
+    (``BARBARON_DEBUG=1`` shows the traceback)."""
     import sys
 
+    from barbaron import interrupts
     from barbaron.cli import running_command, with_one_line_failures
 
+    def main_saying_what_is_complete() -> int:
+        COMPLETE.set(None)
+        try:
+            return main()
+        except KeyboardInterrupt as e:
+            out = COMPLETE.get()
+            if isinstance(e, RunInterrupted) or out is None:
+                raise
+            raise RunInterrupted(  # (as it printed its tables)
+                f"interrupted after the study was complete: its results are in {out}"
+            ) from None
+
+    interrupts.started()  # (the package's quiet start, see experiments/__init__.py, ends)
     study = Path(sys.argv[0]).stem
     with running_command(["python", "-m", f"experiments.{study}", *sys.argv[1:]]):
-        status = with_one_line_failures(main)
+        status = with_one_line_failures(main_saying_what_is_complete)
     sys.exit(status)
 
 

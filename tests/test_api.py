@@ -631,3 +631,39 @@ def test_a_sweep_of_one_deal_tells_no_value_apart_from_the_best(capsys, tmp_path
     out = capsys.readouterr().out
     assert "not told apart from it (paired interval holds 0): 200000" in out, out
     assert "every other value is below it" not in out
+
+
+def test_a_results_folder_under_home_is_written_there(tmp_path, monkeypatch):
+    """``out="~/runs/x"`` made a folder named "~" in the working directory (QA): it is
+    expanded as a shell would."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    result = api.play(["greedy", "miser"], games=8, out="~/runs/x", seed=1)
+    assert result.out == tmp_path / "home" / "runs" / "x"
+    assert (result.out / "summary.json").exists() and not (tmp_path / "~").exists()
+
+
+def plain_types_missing(value: object, where: str = "summary") -> list[str]:
+    """Where ``value`` holds anything but JSON's own Python types (a numpy number, a tuple)."""
+    if isinstance(value, dict):
+        return [bad for k, v in value.items() for bad in plain_types_missing(v, f"{where}.{k}")]
+    if isinstance(value, list):
+        return [bad for i, v in enumerate(value) for bad in plain_types_missing(v, f"{where}[{i}]")]
+    return [] if type(value) in (str, int, float, bool, type(None)) else [where]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: api.play(["greedy", "miser", "hard"], games=30, seed=1),
+        lambda: api.compare("hard", "greedy", field=["miser"], max_games=30, seed=1),
+        lambda: api.seats(["greedy"] * 3, bonus="0,100", games=30, seed=1),
+        lambda: api.sweep("threshold", "buy", "0,100", field=["greedy"], games=32, seed=1),
+        lambda: api.tournament(["greedy", "miser", "hard"], games=30, seed=1),
+    ],
+    ids=["play", "compare", "seats", "sweep", "tournament"],
+)
+def test_a_summary_in_memory_holds_plain_python_values(call):
+    """A tournament's mean worths and worth shares were numpy floats where every other command
+    has floats (QA): a summary holds what its summary.json reads back as."""
+    assert plain_types_missing(call().summary) == []

@@ -240,3 +240,74 @@ def test_a_forced_replay_of_the_same_arguments_cut_short_is_continued(
     assert said.startswith(">>> continuing api.play(")
     assert out.stat().st_ino != old_folder  # the replay's folder, moved in once complete
     assert not (tmp_path / "run.partial").exists()
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_study_interrupted_while_it_imports_says_one_line(signal_name):
+    """A Ctrl-C in a study's first half second, while ``python -m`` imported it, printed a
+    KeyboardInterrupt traceback (QA). While the package imports (argv[0] is then "-m") it ends
+    the process with one line and exit 130; imported as a library, nothing changes."""
+    import subprocess
+    import sys
+
+    signal_code = f"""
+import os, signal, sys, time
+sys.argv[0] = "-m"
+import experiments
+os.kill(os.getpid(), signal.{signal_name})
+time.sleep(30)
+"""
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", signal_code], capture_output=True, text=True, cwd=root, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (130, "error: interrupted\n")
+    library = "import signal, experiments; print(signal.getsignal(signal.SIGINT).__name__)"
+    done = subprocess.run(
+        [sys.executable, "-c", library], capture_output=True, text=True, cwd=root, timeout=60
+    )
+    assert done.stdout == "default_int_handler\n", done.stderr
+
+
+def test_a_study_takes_ctrl_c_back_once_it_runs():
+    """Once the study's main starts, a Ctrl-C is Python's KeyboardInterrupt again, so that
+    the run keeps what it finished and says so."""
+    import signal
+
+    from barbaron import interrupts
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        interrupts.quiet_while_starting()
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        interrupts.started()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def test_ctrl_c_after_a_studys_tables_are_in_place_says_they_are_complete(tmp_path, capsys):
+    """A Ctrl-C as a study printed its tables, all of them written, said only 'interrupted'
+    (QA): it says where the complete results are."""
+
+    def study() -> int:
+        with common.finishing(tmp_path):
+            common.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "one.csv")
+        raise KeyboardInterrupt  # (as it prints)
+
+    with pytest.raises(SystemExit) as ended:
+        common.script(study)
+    assert ended.value.code == 130
+    said = capsys.readouterr().err
+    assert (
+        said == f"error: interrupted after the study was complete: its results are in {tmp_path}\n"
+    )
+
+    def cut_before_its_tables() -> int:
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit):
+        common.script(cut_before_its_tables)
+    assert capsys.readouterr().err == "error: interrupted\n"
