@@ -139,10 +139,11 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     lineup = tuple(arms[label]["bots"])
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game
-        from barbaron.results import plugin_change, plugin_hashes
+        from barbaron.results import names_in, plugin_change, plugin_hashes
 
         now = plugin_hashes(list(lineup))  # this arm's files: another arm's may differ
-        mine = {name: value for name, value in recorded.items() if name in now}
+        named = names_in(lineup)  # (also those gone since)
+        mine = {name: value for name, value in recorded.items() if name in named}
         what = plugin_change(mine, now, "it was played")
         if what is not None:
             raise UsageError(f"cannot replay a game of {run_dir}: {what}")

@@ -28,7 +28,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -387,32 +387,48 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
     (``value:weights=w.json``), and classes of ``__main__`` (``__main__:Class``, a script's or a
     session's: :func:`_main_class_hash`). A plugin that cannot be read is recorded as
     ``UNREADABLE``."""
+    hashes: dict[str, str] = {}
+    for kind, name in _names_in(specs):
+        if kind == "class":  # of __main__ (no file: the class's own code)
+            hashes.setdefault(name, _main_class_hash(name.partition(":")[2]))
+        elif kind == "plugin" and name not in hashes:
+            path = _plugin_path(name)
+            hashes[name] = _sha256(path) if path is not None and _is_file(path) else UNREADABLE
+        elif kind == "text" and _is_file(Path(name)):
+            hashes.setdefault(name, _sha256(Path(name)))
+    return hashes
+
+
+def names_in(specs: Sequence[str]) -> set[str]:
+    """Every name the specs give that :func:`plugin_hashes` could record, whether it exists
+    now or not (a file gone since a run still belongs to the specs that named it)."""
+    return {name for _, name in _names_in(specs)}
+
+
+def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """(kind, name) for every class of ``__main__`` ("class", ``__main__:Class``), plugin
+    module or file ("plugin") and text parameter ("text") in the specs, nested specs too
+    (their parameters written with ";"; a nested ``x:y`` is a plugin only where y is a Class
+    name, as a plugin's class must be, and text otherwise)."""
     from barbaron.registry import parse_value, split_spec
 
-    hashes: dict[str, str] = {}
-
-    def visit(spec: str, nested: bool) -> None:
+    def visit(spec: str, nested: bool) -> Iterator[tuple[str, str]]:
         bot, params = split_spec(spec)
-        head, plugin, name = bot.partition(":")
-        if plugin and head == "__main__":  # (no file: the class's own code)
-            hashes.setdefault(bot, _main_class_hash(name))
-        elif plugin and head not in hashes:
-            path = _plugin_path(head)
-            if path is None and nested:  # a text parameter with a colon, not a spec
-                return
-            hashes[head] = _sha256(path) if path is not None and _is_file(path) else UNREADABLE
+        head, plugin, cls = bot.partition(":")
+        if plugin and head == "__main__":
+            yield "class", bot
+        elif plugin and (not nested or (cls.isidentifier() and cls[0].isupper())):
+            yield "plugin", head
         for item in params.split(","):
             value = item.partition("=")[2].strip()
-            if not isinstance(parse_value(value), str) or not value:  # a number names no file
+            if not value or not isinstance(parse_value(value), str):  # a number names no file
                 continue
-            if _is_file(Path(value)):
-                hashes.setdefault(value, _sha256(Path(value)))
-            elif ":" in value:  # a spec inside a spec writes its parameters with ";"
-                visit(value.replace(";", ","), nested=True)
+            yield "text", value
+            if ":" in value and not _is_file(Path(value)):  # a spec inside a spec
+                yield from visit(value.replace(";", ","), nested=True)
 
     for spec in specs:
-        visit(spec, nested=False)
-    return hashes
+        yield from visit(spec, nested=False)
 
 
 UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read
@@ -629,6 +645,14 @@ class RunFolder:
         missing = [p for p in self.out.parents if not p.exists()]
         try:
             self.out.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # a file where a folder must be
+            blocking = next(
+                (p for p in reversed(self.out.parents) if p.is_symlink() or not p.is_dir()),
+                self.out.parent,
+            )
+            raise ResultsError(
+                f"--out {self.out}: {blocking} is a file, not a folder; choose another --out"
+            ) from None
         except OSError as e:
             raise ResultsError(f"cannot create {self.out.parent}: {e.strerror or e}") from None
         return missing

@@ -62,6 +62,19 @@ def test_force_never_replaces_a_folder_that_only_looks_like_results(tmp_path, ca
     assert (web / "index.html").exists() and (web / "src" / "app.js").exists()
 
 
+@pytest.mark.parametrize("below", ["sub", "sub/deeper"])
+def test_an_out_below_a_file_names_the_file(tmp_path, capsys, below):
+    """``--out afile/sub`` said 'cannot create afile: File exists' (QA): it says afile is a
+    file, not a folder, and makes nothing."""
+    (tmp_path / "afile").write_text("mine")
+    out = tmp_path / "afile" / below
+    status, _, err = run(capsys, "play", "--bots", "greedy", "normal", "--games", "8",
+                         "--out", out)  # fmt: skip
+    assert status == 2 and one_line(err), err
+    assert f"{tmp_path / 'afile'} is a file, not a folder; choose another --out" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 def test_force_refuses_a_results_folder_holding_a_users_file(tmp_path, capsys):
     out = tmp_path / "r"
     assert run(capsys, *PLAY, "--out", out)[0] == 0
@@ -1013,6 +1026,37 @@ def test_replay_checks_only_the_plugins_of_the_arm_it_replays(tmp_path, capsys, 
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "m"
     assert run(capsys, "play", "--bots", "mine:Mine", "easy", "--games", "40", "--quiet",
+               "--workers", "1", "--out", out)[0] == 0  # fmt: skip
+    monkeypatch.undo()
+    monkeypatch.delitem(sys.modules, "mine")
+    status, _, err = run(capsys, "replay", "--run", out, "--game", "3")
+    assert status == 2 and one_line(err), err
+    assert "the module mine cannot be imported here (put its folder on PYTHONPATH" in err, err
+
+
+def test_a_replay_names_a_weights_file_or_nested_module_gone_since_the_run(
+    tmp_path, capsys, monkeypatch
+):
+    """A weights file deleted since the run surfaced as the bot's own 'not found', and a
+    plugin nested in mc's parameters that no longer imports as a file 'gone' (QA): each is
+    named as what it is, and the compare's other arm still replays."""
+    import shutil
+
+    weights = tmp_path / "w.json"
+    shutil.copy(Path(__file__).resolve().parents[1] / "bots" / "value_weights.json", weights)
+    out = tmp_path / "c"
+    argv = ["compare", f"value:weights={weights}", "greedy", "--field", "easy"]
+    assert run(capsys, *argv, "--max-games", "8", "--quiet", "--out", out)[0] == 0
+    weights.unlink()
+    status, _, err = run(capsys, "replay", "--run", out, "--arm", "new", "--game", "3")
+    assert status == 2 and one_line(err), err
+    assert f"the file {weights}, read when it was played, is gone" in err, err
+    assert run(capsys, "replay", "--run", out, "--arm", "base", "--game", "3")[0] == 0
+    (tmp_path / "mine.py").write_text(PLUGIN.format(cushion=100))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "m"
+    nested = "mc:own=mine:Mine,rollouts=2,upgrades=1"
+    assert run(capsys, "play", "--bots", nested, "easy", "--games", "4", "--quiet",
                "--workers", "1", "--out", out)[0] == 0  # fmt: skip
     monkeypatch.undo()
     monkeypatch.delitem(sys.modules, "mine")
