@@ -161,7 +161,8 @@ class SweepResult(RunResult):
     @property
     def best(self) -> dict:
         """The value with the highest win share: ``value``, ``win_share``, ``tied`` (values of
-        the same share), ``within_interval`` (values whose paired difference from it holds 0)."""
+        the same share), ``within_interval`` (values not told apart from it:
+        multiple comparisons with the best, paired by deal, ``PairedShares.possibly_best``)."""
         return self.summary["best"]
 
     @property
@@ -252,7 +253,7 @@ def compare(
     so that where it stops does not depend on ``batch_size``: give none); otherwise
     ``max_games`` are played, rounded down to whole deals (a multiple of the rotations)."""
     from barbaron.harness import SHARE_SCALE, Arm
-    from barbaron.stats import Estimate, Sprt, difference_elo, estimate
+    from barbaron.stats import Estimate, Span, Sprt, difference_elo, estimate
 
     execution = execution_of(options)
     new = checked(new, "NEW", "text")
@@ -293,8 +294,10 @@ def compare(
     paired = {"sum": 0, "sq": 0, "deals": 0, "differing": 0}
     trace: list[dict] = []
 
+    score_span = Span(0.0, 1.0, rotations)  # (a deal's games of each arm)
+
     def score() -> Estimate:
-        return estimate(paired["sum"], paired["sq"], paired["deals"], scale)
+        return estimate(paired["sum"], paired["sq"], paired["deals"], scale, score_span)
 
     def on_unit(result: UnitResult, totals: list[Totals]) -> bool:
         new_share = result.tallies[0].position_share[:, 0].astype(object)
@@ -322,7 +325,9 @@ def compare(
     with Run.open("compare", execution, arms, games, settings) as run:
         run.play(on_unit)
         est = score()
-        diff = Estimate(2 * est.mean - 1, 2 * est.se, est.deals)  # new minus base win share
+        diff = Estimate(
+            2 * est.mean - 1, 2 * est.se, est.deals, Span(-1.0, 1.0, rotations)
+        )  # new - base
         arms_summary = [t.summary() for t in run.totals]
         summary = {
             "games": arms_summary[0]["games"],
@@ -528,7 +533,11 @@ def sweep(
         Arm(f"{param}={format_value(v)}", (spec, *field), rules, studied=True)
         for v, spec in zip(values, specs, strict=True)
     ]
-    paired = PairedShares(len(arms), SHARE_SCALE * rotations) if len(arms) <= PAIRED_ARMS else None
+    paired = (
+        PairedShares(len(arms), SHARE_SCALE * rotations, rotations)
+        if len(arms) <= PAIRED_ARMS
+        else None
+    )
 
     def on_unit(result: UnitResult, totals: list[Totals]) -> bool:
         paired.add(np.stack([t.position_share[:, 0] for t in result.tallies]))
@@ -548,8 +557,11 @@ def sweep(
         tied = [p["value"] for p in points if p is not best and p["win_share"] == best["win_share"]]
         at = points.index(best)
         for i, p in enumerate(points):  # paired by deal: the values played the same deals
-            d = paired.difference(i, at) if paired is not None else None
+            d = paired.difference(i, at) if paired is not None and i != at else None
             p["vs_best"], p["vs_best_ci"] = (None, None) if d is None else (d.mean, list(d.ci))
+        if paired is not None:
+            best["vs_best"], best["vs_best_ci"] = 0.0, [0.0, 0.0]
+        close = [] if paired is None else paired.possibly_best()
         summary = {
             "games": run.job.games,
             "bot": bot,
@@ -561,12 +573,8 @@ def sweep(
                 "value": best["value"],
                 "win_share": best["win_share"],
                 "tied": tied,  # values with exactly the same win share (the first is "value")
-                # values whose paired difference from the best holds 0: not told apart from it
-                "within_interval": [
-                    p["value"]
-                    for p in points
-                    if p is not best and p["vs_best_ci"] and not p["vs_best_ci"][1] < 0
-                ],
+                # the values not told apart from the best (multiple comparisons with the best)
+                "within_interval": [points[i]["value"] for i in close if i != at],
             },
             "bots": [
                 {"bot": p["bot"], "games": run.job.games, **{k: p[k] for k in columns[1:]}}

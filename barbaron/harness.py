@@ -40,7 +40,7 @@ from barbaron.config import (
 from barbaron.errors import RunFailed
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
-from barbaron.stats import Estimate, estimate, seat_balance
+from barbaron.stats import Estimate, Span, estimate, seat_balance
 from barbaron.strategy import Strategy
 
 SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
@@ -324,6 +324,7 @@ class Totals:
             int(self.position_share_sq[position]),
             self.deals,
             SHARE_SCALE * self.rotations,
+            Span(0.0, 1.0, self.rotations),
         )
 
     def seat_contrast(self, weights: np.ndarray) -> Estimate:
@@ -348,6 +349,7 @@ class Totals:
                 int(self.bot_share_sq[b]),
                 self.deals,
                 SHARE_SCALE * r * int(copies[b]),
+                Span(0.0, 1 / int(copies[b]), r),  # (its copies' mean: one game at most)
             )
             seats_played = games * int(copies[b])
             mine = self.member[b].astype(bool)
@@ -372,6 +374,7 @@ class Totals:
                 int(self.seat_cross[seat, seat]),
                 self.deals,
                 SHARE_SCALE * r,
+                Span(0.0, 1.0, r),
             )
             seats.append(
                 {

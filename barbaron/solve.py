@@ -17,9 +17,13 @@ stays the designer's choice and only the compensation is solved. The equations: 
   iteration: the Jacobian's error slows the convergence a little but does not move the root,
   and the search's games go where they count, into the shares at the current coins). Every
   step is damped (no seat moves more than :data:`MAX_STEP` coins at once) and the coins are
-  rounded to multiples of 5 (R9). The search stops when a full-size iteration's step rounds to
-  no change, or leads back to coins already played at full size (rounding's own back-and-forth;
-  converged when that last step is at most 5 coins a seat and no seat's coins were held at 0
+  rounded to multiples of 5 (R9). A larger step back to coins already played at full size is
+  a cycle (from a start so far off that the shares barely respond there, the Jacobian measured
+  there overshoots): the Jacobian is then corrected by the secant through the last two
+  full-size iterations (Broyden's update), and the step halved until it lands on coins not
+  played yet. The search stops when a full-size iteration's step rounds to no change, or leads
+  back to coins already played at full size (rounding's own back-and-forth; converged when
+  that last step is at most 5 coins a seat, not cut short, and no seat's coins were held at 0
   or at the most allowed: the fair point then lies beyond), or after ``iterations``. The
   solution is the full-size iteration's coins closest to fair (the smallest largest seat
   deviation). The root's error is the search's sampling error (about 0.05 percentage points
@@ -246,24 +250,23 @@ def _search(
         share = _shares(totals[0])
         if measure:
             jacobian = np.array([(_shares(t) - share)[1:] for t in totals[1:]]).T / STEP
-        try:
-            step = np.linalg.solve(jacobian, 1 / players - share[1:])
-        except np.linalg.LinAlgError:
-            raise RunFailed(
-                "the seats' win shares do not respond to their start coins on the search's "
-                "deals (a singular Jacobian): try more --search-games"
-            ) from None
-        step *= min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
-        upper = MAX_START_COINS - STEP  # room for the Jacobian's extra coins
-        wanted = [
-            math.floor((c + d) / ROUND + 0.5) * ROUND for c, d in zip(coins[1:], step, strict=True)
-        ]
-        moved = [coins[0]] + [min(max(w, 0), upper) for w in wanted]
-        held = [  # the seats a limit held back, and at which coins
-            {"seat": seat, "limit": moved[seat]}
-            for seat, w in enumerate(wanted, 1)
-            if w != moved[seat]
-        ]
+        step, moved, held = _step(jacobian, coins, share)
+        halved = False  # (a step cut short is no sign of a root)
+        if n == search_games and tuple(moved) in full and _largest(moved, coins) > ROUND:
+            # back to coins played already: a cycle, where the Jacobian measured far from here
+            # (where shares barely respond) overshoots. Correct it by the secant through the
+            # last two full-size iterations (Broyden's update), then halve the step until it
+            # lands on coins not played yet (QA: from 500/2000 it stopped at 500/500, 6 points
+            # off, with the fair coins between 500 and 800).
+            last = history[-1]
+            if last["games"] == search_games and not measure:
+                dx = np.array(coins[1:], float) - np.array(last["seat_coins"][1:], float)
+                df = share[1:] - np.array([seat["win_share"] for seat in last["seats"]])[1:]
+                jacobian = jacobian + np.outer(df - jacobian @ dx, dx) / float(dx @ dx)
+                step, moved, held = _step(jacobian, coins, share)
+            while tuple(moved) in full and _largest(moved, coins) > ROUND:
+                step, moved, held = _step(jacobian, coins, share, step / 2)
+                halved = True
         deviation = 100 * float(np.abs(share - 1 / players).max())
         history.append(
             {
@@ -289,9 +292,8 @@ def _search(
             )
         if n == search_games:
             full[tuple(coins)] = k
-            if tuple(moved) in full:  # no change, or back to coins already played
-                small = max(abs(a - b) for a, b in zip(moved, coins, strict=True)) <= ROUND
-                converged = small and not held  # a step a limit holds back is no root
+            if tuple(moved) in full:  # no change (or a step of 5 back to coins played)
+                converged = not held and not halved  # (a step a limit holds back: no root)
                 break
         coins = moved
     # the closest to fair of the full-size iterations (the last is one); ties: the earliest
@@ -315,6 +317,36 @@ def _search(
         "games_played": played,
         "seconds": time.perf_counter() - started,
     }
+
+
+def _step(
+    jacobian: np.ndarray, coins: list[int], share: np.ndarray, step: np.ndarray | None = None
+) -> tuple[np.ndarray, list[int], list[dict]]:
+    """The Newton step toward even shares (or ``step`` as given), damped; the coins it moves to,
+    in 5s within the limits; and the seats a limit held back, with the coins there."""
+    if step is None:
+        try:
+            step = np.linalg.solve(jacobian, 1 / len(coins) - share[1:])
+        except np.linalg.LinAlgError:
+            raise RunFailed(
+                "the seats' win shares do not respond to their start coins on the search's "
+                "deals (a singular Jacobian): try more --search-games"
+            ) from None
+        step = step * min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
+    upper = MAX_START_COINS - STEP  # room for the Jacobian's extra coins
+    wanted = [
+        math.floor((c + d) / ROUND + 0.5) * ROUND for c, d in zip(coins[1:], step, strict=True)
+    ]
+    moved = [coins[0]] + [min(max(w, 0), upper) for w in wanted]
+    held = [
+        {"seat": seat, "limit": moved[seat]} for seat, w in enumerate(wanted, 1) if w != moved[seat]
+    ]
+    return step, moved, held
+
+
+def _largest(a: Sequence[int], b: Sequence[int]) -> int:
+    """The largest difference between two seats' coins."""
+    return max(abs(x - y) for x, y in zip(a, b, strict=True))
 
 
 def _shares(total: Totals) -> np.ndarray:

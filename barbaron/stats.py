@@ -8,9 +8,11 @@ All sums are exact integers, so a summary never depends on how games were split 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 
@@ -22,36 +24,98 @@ MIN_SPREAD_DEALS = 30  # deals before no spread at all is beyond chance (a seat 
 
 
 @dataclass(frozen=True)
+class Span:
+    """What a per-deal value can be: from ``low`` to ``high``, the mean of ``games`` games (a
+    deal's rotations, say) of values within the same span."""
+
+    low: float
+    high: float
+    games: int = 1
+
+
+@dataclass(frozen=True)
 class Estimate:
     """A mean over deals with its standard error and 95% interval."""
 
     mean: float
     se: float
     deals: int
+    span: Span | None = None  # what a per-deal value can be, if known
 
     @property
     def ci(self) -> tuple[float, float]:
-        """The 95% confidence interval (normal approximation over deals)."""
-        return (self.mean - Z95 * self.se, self.mean + Z95 * self.se)
+        """The 95% confidence interval (:meth:`interval`)."""
+        return self.interval(0.025)
+
+    def interval(self, tail: float) -> tuple[float, float]:
+        """The interval that misses the mean on each side with probability ``tail``: Student's
+        t over the deals. Where the per-deal values' :class:`Span` is known, it is taken as if
+        z**2/2 more games had come out at each end of it (Agresti and Coull's adjustment, in
+        deals of ``span.games`` games): a share that few deals move off its usual value (a bot
+        that almost never wins, two bots that almost always play alike) had an interval of no
+        width that missed the truth in most small runs (QA: 43% coverage at 400 games of a
+        0.13% share). With it, coverage was 94-100% in every table measured, from 5 deals on,
+        and intervals from 1,000 deals on within 1% of the plain ones, where those hold."""
+        if self.deals < 2 or not math.isfinite(self.se):
+            return (math.nan, math.nan)
+        q = t_quantile(tail, self.deals - 1)
+        if self.span is None:
+            return (self.mean - q * self.se, self.mean + q * self.se)
+        low, high = self.span.low, self.span.high
+        n, added = self.deals, NormalDist().inv_cdf(tail) ** 2 / (2 * self.span.games)
+        squares = self.se**2 * n * (n - 1) + n * self.mean**2  # sum of the per-deal squares
+        total = n + 2 * added
+        mean = (n * self.mean + added * (low + high)) / total
+        variance = max(squares + added * (low**2 + high**2) - total * mean**2, 0.0) / (total - 1)
+        se = math.sqrt(variance / total)
+        return (max(mean - q * se, low), min(mean + q * se, high))
 
     @property
     def share_ci(self) -> list[float]:
-        """:attr:`ci` of a share, kept within 0 and 1: with few deals the normal
-        approximation reaches past the shares possible."""
+        """:attr:`ci` of a share, kept within 0 and 1."""
         low, high = self.ci
         return [max(low, 0.0), min(high, 1.0)]
 
 
-def estimate(total: int, total_sq: int, deals: int, scale: float) -> Estimate:
+def estimate(
+    total: int,
+    total_sq: int,
+    deals: int,
+    scale: float,
+    span: Span | None = None,
+) -> Estimate:
     """Mean and standard error of per-deal values x_d = v_d / scale from exact integer sums
-    ``total`` = sum v_d and ``total_sq`` = sum v_d**2."""
+    ``total`` = sum v_d and ``total_sq`` = sum v_d**2; ``span``: what an x_d can be, if known
+    (see :meth:`Estimate.interval`)."""
+    total, total_sq = int(total), int(total_sq)  # (numpy integers would overflow)
     if deals == 0:
-        return Estimate(math.nan, math.nan, 0)
+        return Estimate(math.nan, math.nan, 0, span)
     mean = total / deals / scale
     if deals < 2:
-        return Estimate(mean, math.nan, deals)
+        return Estimate(mean, math.nan, deals, span)
     var = (total_sq - total * total / deals) / (deals - 1) / scale**2
-    return Estimate(mean, math.sqrt(max(var, 0.0) / deals), deals)
+    return Estimate(mean, math.sqrt(max(var, 0.0) / deals), deals, span)
+
+
+@functools.cache
+def t_quantile(tail: float, dof: int) -> float:
+    """The value Student's t with ``dof`` degrees of freedom exceeds with probability ``tail``
+    (by bisection of its distribution function, :func:`beta_regularized`; scipy's import would
+    cost every command that prints an interval 0.2 s)."""
+    z = NormalDist().inv_cdf(1 - tail)
+    if dof >= 100_000:  # Cornish and Fisher's expansion, exact to 1e-12 there
+        return z + (z**3 + z) / (4 * dof) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * dof**2)
+
+    def above(t: float) -> float:
+        return beta_regularized(dof / 2, 0.5, dof / (dof + t * t)) / 2
+
+    low, high = 0.0, max(z, 1.0)
+    while above(high) > tail:
+        low, high = high, 2 * high
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if above(middle) > tail else (low, middle)
+    return (low + high) / 2
 
 
 class PairedShares:
@@ -59,8 +123,8 @@ class PairedShares:
     arm's total and every pair's cross products), so that any two arms' paired difference has
     its interval over deals once every deal is in."""
 
-    def __init__(self, arms: int, scale: float) -> None:
-        self.scale, self.deals = scale, 0
+    def __init__(self, arms: int, scale: float, rotations: int) -> None:
+        self.scale, self.rotations, self.deals = scale, rotations, 0
         self.total = [0] * arms
         self.cross = [[0] * arms for _ in range(arms)]
 
@@ -72,11 +136,30 @@ class PairedShares:
             self.total[i] += int(shares[i].sum())
             self.cross[i] = [a + b for a, b in zip(self.cross[i], row, strict=True)]
 
+    def possibly_best(self, alpha: float = 0.05) -> list[int]:
+        """The arms that cannot be told apart from the best: Hsu's multiple comparisons with
+        the best, with Bonferroni's bound (an arm is out where another beats it by more than
+        a one-sided interval at ``alpha`` / (arms - 1) allows). The set holds the truly best
+        arm with probability at least 1 - ``alpha``; each arm tested against the observed best
+        alone at 5% left out equal arms 28% of the time with 5 arms (QA). With too few deals
+        for an interval, no arm is out."""
+        arms = len(self.total)
+        tail = alpha / max(arms - 1, 1)
+        return [
+            i
+            for i in range(arms)
+            if not any(self.difference(j, i).interval(tail)[0] > 0 for j in range(arms) if j != i)
+        ]
+
     def difference(self, i: int, j: int) -> Estimate:
         """Arm ``i``'s share less arm ``j``'s, paired by deal."""
         c = self.cross
         return estimate(
-            self.total[i] - self.total[j], c[i][i] - 2 * c[i][j] + c[j][j], self.deals, self.scale
+            self.total[i] - self.total[j],
+            c[i][i] - 2 * c[i][j] + c[j][j],
+            self.deals,
+            self.scale,
+            Span(-1.0, 1.0, self.rotations),  # (each arm's share of its one seat)
         )
 
 
@@ -170,11 +253,11 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     players = len(total)
     if deals < players + 1:
         return SeatBalance(math.nan, players - 1, math.nan)
-    t = [Fraction(value) for value in total]
+    t = [Fraction(int(value)) for value in total]  # (exact: numpy integers would overflow)
     # S = A / (deals^2 (deals - 1) scale^2) and d = e / (P deals scale), so
     # d' S^-1 d = (deals - 1) / P^2 * e' A^-1 e
     a = [
-        [deals * Fraction(cross[i][j]) - t[i] * t[j] for j in range(players - 1)]
+        [deals * Fraction(int(cross[i][j])) - t[i] * t[j] for j in range(players - 1)]
         for i in range(players - 1)
     ]
     e = [players * t[i] - deals * Fraction(scale) for i in range(players - 1)]

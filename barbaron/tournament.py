@@ -490,7 +490,7 @@ def _anchor_used(
 def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict:
     """summary.json of a tournament: ratings, head-to-head, calibration, bots and seats."""
     from barbaron.harness import FIXED, SHARE_SCALE
-    from barbaron.stats import estimate, seat_balance
+    from barbaron.stats import Span, estimate, seat_balance
 
     job, totals = run.job, run.totals
     n, rotations, deals = len(pool), job.rotations, gather.deals
@@ -510,7 +510,9 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
         deal_cross=gather.bot_cross.astype(float) / SHARE_SCALE**2,
         plays=np.full(len(lineups), float(rotations)),
     )
-    per_deal = np.bincount(idx.ravel(), minlength=n) * rotations  # games of each bot per deal
+    per_seat = np.bincount(idx.ravel(), minlength=n)  # seats of each bot over the lineups
+    per_deal = per_seat * rotations  # games of each bot per deal (each copy's)
+    lineups_with = np.array([sum(b in lineup for lineup in lineups) for b in range(n)])
     worth = np.zeros(n)
     worth_share = np.zeros(n)
     for total, positions in zip(totals, gather.position_bot, strict=True):
@@ -524,6 +526,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             int(gather.bot_cross[b, b]),
             deals,
             SHARE_SCALE * int(per_deal[b]),
+            Span(0.0, int(lineups_with[b]) / int(per_seat[b]), rotations * int(lineups_with[b])),
         )
         played = deals * int(per_deal[b])
         bots.append(
@@ -572,6 +575,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             int(gather.seat_cross[seat, seat]),
             deals,
             SHARE_SCALE * rotations * len(lineups),
+            Span(0.0, 1.0, rotations * len(lineups)),
         )
         seat_worth = sum(float(t.seat_worth[seat]) for t in totals)
         seats.append(

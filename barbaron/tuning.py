@@ -681,7 +681,7 @@ def _best(rows: list[dict], direction: str) -> dict:
 
 def _confirmation(totals, paired, target, job, bot) -> dict:
     from barbaron.harness import SHARE_SCALE
-    from barbaron.stats import Estimate, estimate
+    from barbaron.stats import Estimate, Span, estimate
 
     def own(total) -> dict:
         est = total.position_estimate(0)
@@ -696,7 +696,13 @@ def _confirmation(totals, paired, target, job, bot) -> dict:
     }
     if paired is not None:
         result["base"] = own(totals[1])
-        diff = estimate(paired.total, paired.squares, paired.deals, SHARE_SCALE * job.rotations)
+        diff = estimate(
+            paired.total,
+            paired.squares,
+            paired.deals,
+            SHARE_SCALE * job.rotations,
+            Span(-1.0, 1.0, job.rotations),
+        )
         result["against"] = bot
         result["difference"] = {
             "win_share": diff.mean,
@@ -705,7 +711,9 @@ def _confirmation(totals, paired, target, job, bot) -> dict:
         }
     else:
         est = totals[0].position_estimate(0)
-        diff = Estimate(est.mean - target, est.se, est.deals)
+        diff = Estimate(
+            est.mean - target, est.se, est.deals, Span(-target, 1 - target, job.rotations)
+        )
         result["against"] = f"target {target}"
         result["difference"] = {
             "win_share": diff.mean,

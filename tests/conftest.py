@@ -128,3 +128,19 @@ def ctrl_c_after_unit(monkeypatch, unit: int) -> None:
         return real(job, folder, on_unit=stop, **options)
 
     monkeypatch.setattr(run_module, "execute", execute)
+
+
+def adjusted_interval(values: np.ndarray, low: float, high: float, games: int, tail: float):
+    """The interval of the mean of per-deal ``values`` (each the mean of ``games`` games within
+    [low, high]) with z**2/2 more games at each end, Student's t: computed here with scipy."""
+    from scipy.stats import norm
+    from scipy.stats import t as student
+
+    added = norm.ppf(tail) ** 2 / (2 * games)
+    sample = np.concatenate([values, [low, high]])
+    weights = np.concatenate([np.ones(len(values)), [added, added]])
+    total = weights.sum()
+    mean = (weights * sample).sum() / total
+    se = np.sqrt((weights * (sample - mean) ** 2).sum() / (total - 1) / total)
+    q = student.ppf(1 - tail, len(values) - 1)
+    return max(mean - q * se, low), min(mean + q * se, high)

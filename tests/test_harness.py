@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ctrl_c_after_unit, interrupted_at
+from conftest import adjusted_interval, ctrl_c_after_unit, interrupted_at
 
 from barbaron import harness
 from barbaron.cli import main
@@ -20,7 +20,7 @@ from barbaron.harness import Arm, Job, run_units
 from barbaron.results import RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
-from barbaron.stats import Z95, even_point, hotelling_sf, seat_balance, zero_crossing
+from barbaron.stats import Z95, estimate, even_point, hotelling_sf, seat_balance, zero_crossing
 
 LINEUP = ["hard", "normal", "normal", "easy"]
 
@@ -102,9 +102,13 @@ def test_summary_matches_an_independent_computation(played):
         rows = games[games["bot"] == bot["bot"]]
         per_deal = rows.groupby("deal")["win_share"].mean()  # pairing: average within a deal
         mean = per_deal.mean()
-        half = Z95 * per_deal.std(ddof=1) / math.sqrt(len(per_deal))
         assert bot["win_share"] == pytest.approx(mean, abs=1e-12)
-        assert bot["win_share_ci"] == pytest.approx([mean - half, mean + half], abs=1e-12)
+        copies = LINEUP.count(bot["bot"])  # (their mean: one game's win at most)
+        expected = adjusted_interval(per_deal.to_numpy(), 0.0, 1 / copies, 4, 0.025)
+        assert bot["win_share_ci"] == pytest.approx(expected, abs=1e-12)
+        half = Z95 * per_deal.std(ddof=1) / math.sqrt(len(per_deal))  # the plain interval's
+        if 0.1 < mean * copies < 0.9:  # a common share at 1,000 deals: about the plain one
+            assert expected[1] - expected[0] == pytest.approx(2 * half, rel=0.02)
         assert bot["mean_worth"] == pytest.approx(rows["worth"].mean())
         share = rows["worth"] / games.groupby("game")["worth"].transform("sum")[rows.index]
         assert bot["worth_share"] == pytest.approx(share.mean(), abs=1e-8)
@@ -602,6 +606,31 @@ def test_seat_balance_is_the_wald_statistic_of_the_per_deal_shares():
     assert test.statistic == pytest.approx(d @ np.linalg.solve(sigma, d), rel=1e-9)
     f = test.statistic * (400 - 2) / (2 * (400 - 1))  # Hotelling: F(2, 398)
     assert test.p_value == pytest.approx(scipy_stats.f.sf(f, 2, 398), rel=1e-9)
+
+
+def test_seat_balance_and_estimate_take_numpy_integers_as_exact_integers():
+    """Given numpy int64 sums (as the docs' own example does), the exact fractions kept int64
+    numerators and overflowed from about 500 deals: T^2 = -0.99 where it is 21.2 (QA). They
+    are read as Python integers now: the same answers as from Python's own."""
+    from scipy import stats as scipy_stats
+
+    rng = np.random.default_rng(6)
+    deals = 3000
+    shares = np.zeros((deals, 4), dtype=np.int64)  # four rotations' wins, in 48ths of a deal
+    for _ in range(4):
+        shares[np.arange(deals), rng.choice(4, deals, p=[0.28, 0.25, 0.24, 0.23])] += 12
+    test = _balance_of(shares, scale=48)
+    as_python = shares.astype(object)
+    assert test == seat_balance(as_python.sum(axis=0), as_python.T @ as_python, deals, 48)
+    x = shares[:, :3] / 48
+    d = x.mean(axis=0) - 1 / 4
+    t2 = d @ np.linalg.solve(np.cov(x, rowvar=False) / deals, d)
+    assert test.statistic == pytest.approx(t2, rel=1e-9)
+    f = t2 * (deals - 3) / (3 * (deals - 1))
+    assert test.p_value == pytest.approx(scipy_stats.f.sf(f, 3, deals - 3), rel=1e-6)
+    deals = 10**8  # every deal the same (48): no spread at all; total**2 is past int64's range
+    total, squares = np.int64(48 * deals), np.int64(48 * 48 * deals)
+    assert estimate(total, squares, deals, 48).se == 0.0
 
 
 def test_a_seat_that_never_wins_is_never_balanced():

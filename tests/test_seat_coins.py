@@ -342,6 +342,21 @@ def test_the_solver_starts_from_the_given_seat_coins():
     assert result.summary["search"]["start"] == [900, 1200] and not result.summary["converged"]
 
 
+def test_a_search_from_far_off_corrects_its_jacobian_instead_of_stopping():
+    """From 500/2000 the chord overshot: its Jacobian, measured where the shares barely
+    respond, stepped 500 -> 800 -> 500 for the fair coins between, and the search stopped at
+    500/500, 6 points off, 'NOT converged' (QA). At such a cycle the Jacobian takes the secant
+    of the last two iterations and the step is halved until it reaches coins not played."""
+    result = api.solve_seats(
+        "greedy", players=2, seat_coins=[500, 2000], search_games=4000, games=1000, seed=0
+    )
+    search = result.summary["iterations"]
+    played = [tuple(i["seat_coins"]) for i in search if i["games"] == 4000]
+    assert len(played) == len(set(played))  # no coins played twice
+    assert result.summary["converged"] and 500 < result.seat_coins[1] < 800
+    assert search[-1]["largest_deviation_pp"] < 1
+
+
 def test_a_search_held_at_zero_coins_has_not_converged(capsys, tmp_path):
     """Easy against Hard with no coins: Hard's seat would need fewer than 0. The clamped step
     read as no change, and the search said "converged" (QA)."""

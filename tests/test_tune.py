@@ -124,16 +124,21 @@ def test_tune_to_a_target_in_memory(target_run):
 
 def test_a_missed_target_is_said_to_be_missed(target_run):
     """The confirmation's difference from the target got no verdict (QA): met when its interval
-    holds 0, else MISSED, above or below."""
+    lies within a point of it, else MISSED, above or below. An interval that only holds the
+    target said "met" too, though at 400 games it held a target 3 points off in 42% of runs
+    (QA): it now says there were too few games to confirm it."""
     import copy
 
     from barbaron.commands.tune import tables
 
     s = copy.deepcopy(target_run.summary)
     diff = s["confirmation"]["difference"]
-    low, high = diff["win_share_ci"]
-    met = "target met within the interval" in tables(s)
-    assert met == (low <= 0 <= high)
+    diff["win_share"], diff["win_share_ci"] = 0.002, [-0.006, 0.009]
+    assert "target met (the interval lies within 0.01 of it)" in tables(s)
+    diff["win_share"], diff["win_share_ci"] = 0.002, [-0.03, 0.035]
+    said = tables(s)
+    assert "not told apart from the target" in said and "raise --confirm-games" in said
+    assert "target met" not in said and "MISSED" not in said
     diff["win_share"], diff["win_share_ci"] = -0.02, [-0.03, -0.01]
     assert "target MISSED: the confirmed share is below it" in tables(s)
     diff["win_share"], diff["win_share_ci"] = 0.02, [0.01, 0.03]

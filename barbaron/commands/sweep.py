@@ -68,12 +68,15 @@ def tables(summary: dict) -> str:
     if paired and len(summary["points"]) > 1:
         close = [format_value(v) for v in best.get("within_interval", [])]
         lines.append(
-            (f"not told apart from it (paired interval holds 0): {shortened(close)}; " if close
-             else "every other value is below it (paired intervals); ")
+            (f"not told apart from it (95%, paired by deal, {MCB}): {shortened(close)}; "
+             if close else f"every other value is below it (95%, paired by deal, {MCB}); ")
             + "the best of several on the same deals reads high: confirm it on fresh deals "
             "(barbaron compare, or another --seed)"
         )  # fmt: skip
     return "\n".join(lines)
+
+
+MCB = "multiple comparisons with the best"
 
 
 def shortened(values: list[str], shown: int = 10) -> str:
