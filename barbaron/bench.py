@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from barbaron import interrupts
 from barbaron.batch import play_batch
 from barbaron.rules import Rules
 from barbaron.strategy import Strategy
@@ -62,17 +63,19 @@ def time_command(argv: list[str], out: Path | None = None) -> CommandTiming:
     """Run ``barbaron ARGV [--out OUT]`` in a fresh process and time it."""
     full = [*argv, *(["--out", str(out)] if out is not None else [])]
     start = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "barbaron.cli", *full],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        _, status, usage = os.wait4(process.pid, 0)
-    except BaseException:  # Ctrl-C or SIGTERM: the command ends too, before its folder goes
-        process.terminate()
-        process.wait()
-        raise
+    with interrupts.deferred():  # (one that came while it started would orphan the command)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "barbaron.cli", *full],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            with interrupts.immediate():  # (raises one noted as it started, then any at once)
+                _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # Ctrl-C or SIGTERM: the command ends too, before its folder goes
+            process.terminate()
+            process.wait()
+            raise
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     return CommandTiming(tuple(argv), seconds, usage.ru_maxrss / 1024, process.returncode)

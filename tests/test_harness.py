@@ -666,7 +666,7 @@ def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys,
     a_file.write_text("x")
     for out, message in (
         (keep / "sub" / "..", "not a barbaron results folder"),
-        (a_file / "x", "cannot create"),
+        (a_file / "x", "is a file, not a folder"),
         (keep, "not a barbaron results folder"),
     ):
         status, _, err = run(
