@@ -278,9 +278,9 @@ def compare(
             raise UsageError(str(e)) from None
         if options.get("batch_size", SPRT_LOOK) != SPRT_LOOK:
             raise UsageError(
-                f"--batch-size goes without --elo0/--elo1: the SPRT looks every {SPRT_LOOK:,} "
-                "games per arm, and those are its units of work (so its answer never depends on "
-                "them)"
+                "--batch-size cannot be given with --elo0/--elo1: the SPRT looks every "
+                f"{SPRT_LOOK:,} games per arm, and those are its units of work (so its answer "
+                "never depends on them)"
             )
         execution = replace(execution, batch_size=SPRT_LOOK)
     rotations = len(field) + 1 if execution.rotate else 1

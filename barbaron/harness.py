@@ -501,13 +501,13 @@ def run_units(
     turn had not come) are put in ``leftovers``, so that none of the work is lost (on an early
     stop too: the caller decides). ``count``: how many units there are, if known (no more
     helpers are started than units). ``on_start`` is called once the helper processes exist
-    and have their first units (at once without any, or on dask): where to start a thread of
-    this process (a background import), which a fork would copy half-way, its locks held.
+    and have their first units (at once without any; on dask once the scheduler has answered):
+    where to draw a progress bar and start a thread of this process (a background import),
+    which a fork would copy half-way, its locks held.
     """
     on_start = on_start or (lambda: None)
     if job.backend == "dask":
-        on_start()
-        yield from _on_dask(job, units, task)
+        yield from _on_dask(job, units, task, on_start)
         return
     helpers = min(job.workers, job.units if count is None else count) - 1
     strategies: dict[str, Strategy] = {}
@@ -776,13 +776,17 @@ def _stop_helpers(executor) -> None:
         manager.join(timeout=HELPERS_STOP_SECONDS)
 
 
-def _on_dask(job: Job, units: Iterable[int], task: Callable[..., UnitResult]):
-    """The units on a dask cluster, through joblib, in unit order."""
+def _on_dask(
+    job: Job, units: Iterable[int], task: Callable[..., UnitResult], on_start: Callable[[], None]
+):
+    """The units on a dask cluster, through joblib, in unit order (``on_start`` once the
+    scheduler has answered)."""
     import warnings
 
     from joblib import Parallel, delayed
 
     with warnings.catch_warnings(), interrupts.immediate(), _dask_backend(job):
+        on_start()
         # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
         # (for this run only: the caller's own filters are back after it)
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")

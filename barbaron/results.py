@@ -408,8 +408,8 @@ def names_in(specs: Sequence[str]) -> set[str]:
 def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(kind, name) for every class of ``__main__`` ("class", ``__main__:Class``), plugin
     module or file ("plugin") and text parameter ("text") in the specs, nested specs too
-    (their parameters written with ";"; a nested ``x:y`` is a plugin only where y is a Class
-    name, as a plugin's class must be, and text otherwise)."""
+    (their parameters written with ";"; a nested ``x:y`` is a plugin where y is a Class name
+    or x names a module or file there is, and text otherwise)."""
     from barbaron.registry import parse_value, split_spec
 
     def visit(spec: str, nested: bool) -> Iterator[tuple[str, str]]:
@@ -417,7 +417,7 @@ def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
         head, plugin, cls = bot.partition(":")
         if plugin and head == "__main__":
             yield "class", bot
-        elif plugin and (not nested or (cls.isidentifier() and cls[0].isupper())):
+        elif plugin and (not nested or cls[:1].isupper() or _plugin_path(head) is not None):
             yield "plugin", head
         for item in params.split(","):
             value = item.partition("=")[2].strip()
@@ -522,10 +522,20 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
+def home_expanded(path: Path, option: str = "--out") -> Path:
+    """``path`` with a leading "~" or "~user" expanded, as a shell would; a ResultsError (a
+    usage error) for a user with no home folder."""
+    try:
+        return path.expanduser()
+    except RuntimeError:  # pathlib: "Could not determine home directory"
+        raise ResultsError(
+            f"{option} {str(path)!r}: no home folder for {path.parts[0]!r}"
+        ) from None
+
+
 def _target(out: str | Path) -> tuple[Path, Path]:
     """The results folder ``out`` and its partial folder, checked to be names barbaron can use."""
-    folder = Path(out).expanduser().resolve()  # "~/runs" as a shell has it; and "a/.." never
-    # names a parent to replace
+    folder = home_expanded(Path(out)).resolve()  # (and "a/.." never names a parent to replace)
     if folder.parent == folder or not folder.name:
         raise ResultsError(f"--out {out!r} names no folder to create")
     if folder.name.endswith(".partial") or folder.name.endswith(".lock"):

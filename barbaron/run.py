@@ -86,16 +86,24 @@ def _play_units(
     finished = set(done)
     todo = (u for u in range(0 if stopped else job.units) if u not in finished)
     per_deal = job.rotations * len(job.arms)
-    bar = _Bar(
-        total=job.deals * per_deal,
-        initial=sum(len(job.unit_deals(u)) for u in done) * per_deal,
-        unit=" games",
-        unit_scale=True,
-        disable=quiet,
-        smoothing=0.1,
-        dynamic_ncols=True,
-        desc="playing",
-    )
+    bars: list[_Bar] = []  # drawn once the workers are there (a dask scheduler may not answer)
+
+    def started() -> None:
+        bars.append(
+            _Bar(
+                total=job.deals * per_deal,
+                initial=sum(len(job.unit_deals(u)) for u in done) * per_deal,
+                unit=" games",
+                unit_scale=True,
+                disable=quiet,
+                smoothing=0.1,
+                dynamic_ncols=True,
+                desc="playing",
+            )
+        )
+        if on_start is not None:
+            on_start()
+
     start = time.perf_counter()
     games_now = 0
     leftovers: list[UnitResult] = []
@@ -107,14 +115,14 @@ def _play_units(
         leftovers,
         count=left,
         own_task=folder.own_task(),
-        on_start=on_start,
+        on_start=started,
     )
     try:
         for result in _dead_workers_named(results, job, finished):
             folder.add(result)
             for total, tally in zip(totals, result.tallies, strict=True):
                 total.add(tally)
-            bar.update(len(result.deals) * per_deal)
+            bars[0].update(len(result.deals) * per_deal)
             games_now += len(result.deals) * per_deal
             interrupts.check()  # between units too
             if on_unit is not None and on_unit(result, totals):
@@ -128,7 +136,8 @@ def _play_units(
         raise
     finally:
         results.close()  # an early stop: cancel the units still queued before finishing
-        bar.close()
+        for bar in bars:
+            bar.close()
     return RunOutcome(totals, time.perf_counter() - start, stopped, games_now)
 
 

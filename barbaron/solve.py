@@ -41,6 +41,7 @@ integer tallies.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -262,8 +263,10 @@ def _search(
             if last["games"] == search_games and not measure:
                 dx = np.array(coins[1:], float) - np.array(last["seat_coins"][1:], float)
                 df = share[1:] - np.array([seat["win_share"] for seat in last["seats"]])[1:]
-                jacobian = jacobian + np.outer(df - jacobian @ dx, dx) / float(dx @ dx)
-                step, moved, held = _step(jacobian, coins, share)
+                secant = jacobian + np.outer(df - jacobian @ dx, dx) / float(dx @ dx)
+                with contextlib.suppress(RunFailed):  # singular (no response at all): keep J
+                    step, moved, held = _step(secant, coins, share)
+                    jacobian = secant
             while tuple(moved) in full and _largest(moved, coins) > ROUND:
                 step, moved, held = _step(jacobian, coins, share, step / 2)
                 halved = True

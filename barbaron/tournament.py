@@ -510,9 +510,8 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
         deal_cross=gather.bot_cross.astype(float) / SHARE_SCALE**2,
         plays=np.full(len(lineups), float(rotations)),
     )
-    per_seat = np.bincount(idx.ravel(), minlength=n)  # seats of each bot over the lineups
-    per_deal = per_seat * rotations  # games of each bot per deal (each copy's)
-    lineups_with = np.array([sum(b in lineup for lineup in lineups) for b in range(n)])
+    lineups_with = np.bincount(idx.ravel(), minlength=n)  # (a lineup seats each bot once)
+    per_deal = lineups_with * rotations  # games of each bot per deal
     worth = np.zeros(n)
     worth_share = np.zeros(n)
     for total, positions in zip(totals, gather.position_bot, strict=True):
@@ -526,7 +525,7 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
             int(gather.bot_cross[b, b]),
             deals,
             SHARE_SCALE * int(per_deal[b]),
-            Span(0.0, int(lineups_with[b]) / int(per_seat[b]), rotations * int(lineups_with[b])),
+            Span(0.0, 1.0, int(per_deal[b])),
         )
         played = deals * int(per_deal[b])
         bots.append(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
-from barbaron.results import jsonable, strict_json, write_json, written
+from barbaron.results import home_expanded, jsonable, strict_json, write_json, written
 from barbaron.runs import RESUME_ADVICE
 
 if TYPE_CHECKING:
@@ -137,7 +137,9 @@ def difference(had: dict | None, now: dict) -> str:
 
 def out_folder(path: Path, option: str = "--out") -> Path:
     """The study's results folder ``path``, created; a name that cannot be one is refused in
-    one line (a file in its way, no permission) before any game is played."""
+    one line (a file in its way, no permission) before any game is played. "~" is expanded
+    as a shell would (also in ``--out=~/x``, which a shell leaves as it is)."""
+    path = home_expanded(path, option)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):

@@ -130,12 +130,12 @@ def spells_of(played: TurnRecorder, game: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = common.parser("game_rewards", __doc__.splitlines()[0])
+    parser = common.parser("game_rewards", __doc__.split("\n\n")[0])
     parser.add_argument("--games", type=common.count, default=20_000)
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
     args = parser.parse_args(argv)
-    common.out_folder(args.out)
+    args.out = common.out_folder(args.out)
 
     counts = np.zeros((64, R.N_SPACES), dtype=np.int64)  # [k-th rolled turn, space]
     exact = np.array([np.linalg.matrix_power(odds.TURN, k)[R.PAYDAY] for k in range(64)])

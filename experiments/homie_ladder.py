@@ -725,7 +725,7 @@ def command_of(args: argparse.Namespace, defaults: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = common.parser("homie_ladder", __doc__.splitlines()[0])
+    parser = common.parser("homie_ladder", __doc__.split("\n\n")[0])
     parser.add_argument(
         "--games",
         type=common.count,

@@ -382,7 +382,7 @@ def solved_rows(table: Table, summary: dict, even: float, flat: dict) -> list[di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = common.parser("seat_compensation", __doc__.splitlines()[0])
+    parser = common.parser("seat_compensation", __doc__.split("\n\n")[0])
     parser.add_argument(
         "--games",
         type=common.count,
@@ -447,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or common.default_out("seat_compensation", args.rounds)
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games
-    common.out_folder(args.out)
+    args.out = common.out_folder(args.out)
 
     seats_rows, even_rows, solved = [], [], []
     records = {}

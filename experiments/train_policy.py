@@ -49,7 +49,7 @@ def win_share(env: BatchEnv, weights: np.ndarray, seed: int, games: int, first: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = common.parser("train_policy", __doc__.partition("\n")[0])
+    parser = common.parser("train_policy", __doc__.split("\n\n")[0])
     parser.add_argument("--generations", type=common.count, default=50)
     parser.add_argument("--games", type=common.count, default=8000, help="games per candidate")
     parser.add_argument("--popsize", type=common.population, default=16)

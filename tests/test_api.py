@@ -4,6 +4,7 @@ command line writes, in memory or in a results folder."""
 import json
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -171,7 +172,7 @@ def test_where_the_sprt_stops_depends_on_nothing_but_the_games():
     assert one.sprt == two.sprt and one.summary == two.summary
     three = api.compare("hard", "normal", field=["easy", "easy"], workers=1, **ask)  # 3 seats
     assert {t["games"] % 3 for t in three.sprt["trace"]} == {0}  # looks of whole deals
-    with pytest.raises(UsageError, match="--batch-size goes without --elo0/--elo1"):
+    with pytest.raises(UsageError, match="--batch-size cannot be given with --elo0/--elo1"):
         api.compare("hard", "easy", elo1=5, batch_size=1024)
 
 
@@ -578,6 +579,28 @@ def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
     assert {"vs_best", "vs_best_ci_low", "vs_best_ci_high"} <= set(result.points.columns)
 
 
+def test_two_values_of_a_sweep_are_told_apart_as_their_paired_interval_says():
+    """With two values the set of those not told from the best took a one-sided 5% test, and
+    the table said 'every other value is below it' of a value whose paired 95% interval held 0
+    (review): with two, it is that interval's own tail."""
+    from barbaron.stats import PairedShares
+
+    rng = np.random.default_rng(11)
+    paired = PairedShares(2, 48, 4)
+    paired.add(np.stack([rng.binomial(4, 0.25, 400) * 12, rng.binomial(4, 0.27, 400) * 12]))
+    low, high = paired.difference(0, 1).ci
+    assert low < 0 < high and paired.difference(1, 0).interval(0.05)[0] > 0  # (the case)
+    assert paired.possibly_best() == [0, 1]
+
+
+def test_a_seats_table_shows_how_far_an_interval_reaches_on_each_side():
+    """The seats' table printed share ±half-width, which an interval near 0 is not (review)."""
+    from barbaron.commands._shared import plus_minus
+
+    assert plus_minus(0.25, [0.2, 0.3]) == "0.2500 ±0.0500"
+    assert plus_minus(0.0, [0.0, 0.19]) == "0.0000 +0.1900/-0.0000"
+
+
 def test_a_share_few_deals_move_has_an_interval_that_can_hold_the_truth(tmp_path):
     """Miser never won against three Hards in 400 games, and the Hards shared every win: both
     intervals had no width ([0, 0] and [1/3, 1/3]) though Miser does win (0.13%): such
@@ -658,6 +681,7 @@ def test_a_sweep_of_more_values_than_are_paired_writes_its_tables(capsys, tmp_pa
     assert table["vs_best_ci_low"].isna().all() and table["vs_best_ci_high"].isna().all()
     best = next(line for line in said.splitlines() if line.startswith("best:"))
     assert best.endswith("and 90 more) against greedy"), best  # (all 101 tie: nothing bought)
+    assert "no paired differences from the best: they are kept for at most 100 values" in said
 
 
 def test_a_sweep_of_one_deal_tells_no_value_apart_from_the_best(capsys, tmp_path):
@@ -682,6 +706,21 @@ def test_a_results_folder_under_home_is_written_there(tmp_path, monkeypatch):
     result = api.play(["greedy", "miser"], games=8, out="~/runs/x", seed=1)
     assert result.out == tmp_path / "home" / "runs" / "x"
     assert (result.out / "summary.json").exists() and not (tmp_path / "~").exists()
+    with pytest.raises(UsageError, match="no home folder for '~nosuchuser'"):  # (review)
+        api.play(["greedy", "miser"], games=8, out="~nosuchuser/x", seed=1)
+
+
+def test_a_studys_folder_under_home_is_one_folder(tmp_path, monkeypatch):
+    """``--out=~/x`` (which a shell leaves as it is) put a study's sub-runs under the home
+    folder and its record and tables in ./~ (review): the study expands it too."""
+    from experiments import common
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    out = common.out_folder(Path("~/study"))
+    assert out == tmp_path / "home" / "study"
+    common.run(api.play, out / "sub", workers=1, bots=["easy", "easy"], games=8)
+    assert (out / "sub" / common.RECORD).exists() and not (tmp_path / "~").exists()
 
 
 def plain_types_missing(value: object, where: str = "summary") -> list[str]:

@@ -211,6 +211,9 @@ def test_only_files_a_spec_loads_are_fingerprinted(tmp_path, monkeypatch):
     assert plugin_hashes(["mc:rollouts=100", "normal:cushion=100"]) == {}
     texts = plugin_hashes(["mine.py:Mine:mode=x.y:z", "mine.py:Mine:mode=.a:b"])
     assert list(texts) == ["mine.py"]
+    (tmp_path / "low.py").write_text(PLUGIN.format(cushion=100).replace("Mine", "lowbot"))
+    nested = plugin_hashes(["mc:playout=low.py:lowbot", "mc:own=gone:Bot"])  # (review)
+    assert set(nested) == {"low.py", "gone"} and nested["gone"] == "unreadable"
 
 
 def weights_file(path: Path, sign: int) -> None:
@@ -714,7 +717,10 @@ def test_debug_shows_the_traceback(tmp_path, capsys):
         (["play", "--bots", "hard:risk=1,risk=2", "easy"], "given twice"),
         (["compare", "hard", "easy", "--elo1", "inf"], "must be finite"),
         (["compare", "hard", "easy", "--elo0", "5", "--elo1", "5"], "--elo1 must be above"),
-        (["compare", "hard", "easy", "--elo1", "5", "--batch-size", "512"], "--batch-size goes"),
+        (
+            ["compare", "hard", "easy", "--elo1", "5", "--batch-size", "512"],
+            "--batch-size cannot be given",
+        ),
         (["seats", "--bots", "easy", "--seat-bonus", "50"], "give it as --bonus 50"),
         (["play", "--bots", "hard:risk=true", "easy"], "risk must be a finite number"),
     ],

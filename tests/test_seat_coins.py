@@ -357,6 +357,37 @@ def test_a_search_from_far_off_corrects_its_jacobian_instead_of_stopping():
     assert search[-1]["largest_deviation_pp"] < 1
 
 
+def test_a_cycle_where_the_shares_do_not_move_halves_the_step_instead_of_failing(monkeypatch):
+    """Where two iterations' shares are equal, the secant makes the Jacobian singular, and the
+    solve failed with 'a singular Jacobian' (review). The Jacobian is then kept and the step
+    halved. Seat 1's share here is a fixed curve of its coins, flat from 1150 to 1300."""
+    from barbaron import solve, tuning
+
+    def share_of_seat_1(coins: int) -> float:
+        return float(np.interp(coins, [0, 700, 750, 1000, 1150, 1300, 3000],
+                               [0.1, 0.17, 0.195, 0.30, 0.575, 0.575, 0.6]))  # fmt: skip
+
+    class Tally:
+        def __init__(self, rules: Rules) -> None:
+            second = share_of_seat_1(rules.seat_start_coins(1))
+            self.shares = [1 - second, second]
+
+        def summary(self) -> dict:
+            seats = [{"seat": s, "win_share": v, "win_share_ci": [v, v]} for s, v in
+                     enumerate(self.shares)]  # fmt: skip
+            return {"seats": seats, "seat_balance": None}
+
+    monkeypatch.setattr(
+        tuning, "play_totals", lambda job, quiet: [Tally(a.rules) for a in job.arms]
+    )
+    monkeypatch.setattr(solve, "_shares", lambda tally: np.array(tally.shares))
+    execution = api.Execution(seat_coins=[500, 400])
+    found = solve._search(execution, ["easy", "easy"], execution.rules(2), 1600, 12, True)
+    played = [tuple(i["seat_coins"]) for i in found["iterations"] if i["games"] == 1600]
+    assert len(played) == len(set(played))
+    assert abs(found["seat_coins"][1] - 1109) <= 10  # where the curve crosses 1/2
+
+
 def test_a_search_held_at_zero_coins_has_not_converged(capsys, tmp_path):
     """Easy against Hard with no coins: Hard's seat would need fewer than 0. The clamped step
     read as no change, and the search said "converged" (QA)."""

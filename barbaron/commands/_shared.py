@@ -172,9 +172,12 @@ def interval(ci: list[float | None]) -> str:
 
 
 def plus_minus(mean: float, ci: list[float | None]) -> str:
-    """``mean ±half-width`` with four decimals."""
+    """``mean ±reach`` with four decimals, or ``mean +above/-below`` where the interval reaches
+    further on one side (an interval near 0 or 1 is not centred on its share)."""
     low, high = map(read_number, ci)
-    return f"{read_number(mean):.4f} ±{(high - low) / 2:.4f}"
+    mean = read_number(mean)
+    above, below = f"{high - mean:.4f}", f"{mean - low:.4f}"
+    return f"{mean:.4f} ±{above}" if above == below else f"{mean:.4f} +{above}/-{below}"
 
 
 def bot_table(arm: dict) -> str:

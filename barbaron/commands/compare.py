@@ -31,7 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("new", metavar="NEW", help="the candidate bot spec")
     parser.add_argument("base", metavar="BASE", help="the baseline bot spec")
     add_field_options(parser, "normal")
-    parser.add_argument("--elo0", type=float, help="SPRT: H0 Elo difference (default 0)")
+    parser.add_argument(
+        "--elo0",
+        type=float,
+        help=f"SPRT: H0 Elo difference (default 0); it looks every {SPRT_LOOK:,} games per arm, "
+        "its units of work, so it takes no --batch-size",
+    )
     parser.add_argument(
         "--elo1", type=float, help="SPRT: H1 Elo difference (default 10; at least 0.5 above --elo0)"
     )

@@ -125,7 +125,7 @@ def tables(summary: dict) -> str:
             f"{p['seat_bonus']:>6} {cells} {p_text(read_number(p['seat_balance']['p_value'])):>10} "
             f"{read_number(p['slope']):>+9.5f}"
         )
-    lines.append("(each seat: win share ±the half-width of its 95% interval)")
+    lines.append("(each seat: win share and how far its 95% interval reaches on either side)")
     if math.isnan(read_number(even["bonus"])):
         lines.append(
             "seats come out even: not within the bonuses played (the slope never changes "

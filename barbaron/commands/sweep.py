@@ -16,7 +16,7 @@ from barbaron.commands._shared import (
     rules_line,
     run_options,
 )
-from barbaron.config import DEFAULT_GAMES
+from barbaron.config import DEFAULT_GAMES, PAIRED_ARMS
 from barbaron.errors import UsageError
 from barbaron.params import read_number
 
@@ -73,6 +73,11 @@ def tables(summary: dict) -> str:
             + "the best of several on the same deals reads high: confirm it on fresh deals "
             "(barbaron compare, or another --seed)"
         )  # fmt: skip
+    elif len(summary["points"]) > PAIRED_ARMS:
+        lines.append(
+            f"no paired differences from the best: they are kept for at most {PAIRED_ARMS} "
+            "values (sweep fewer, around the best, to tell them apart)"
+        )
     return "\n".join(lines)
 
 

@@ -89,9 +89,10 @@ def tables(summary: dict) -> str:
     """The ratings table, the head-to-head matrix and the calibration table."""
     ratings = summary["ratings"]
     width = max(12, *(len(r["bot"]) for r in ratings))
+    count = len(summary["design"]["lineups"])
     lines = rules_line(summary.get("rules")) + [
-        f"{len(summary['design']['lineups'])} lineups ({summary['design']['kind']}), "
-        f"{summary['games_per_lineup']:,} games each",
+        f"{count} lineup{'s' if count != 1 else ''} ({summary['design']['kind']}), "
+        f"{summary['games_per_lineup']:,} games{' each' if count != 1 else ''}",
         f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}",
     ]
     for r in ratings:
