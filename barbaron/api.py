@@ -294,7 +294,7 @@ def compare(
     paired = {"sum": 0, "sq": 0, "deals": 0, "differing": 0}
     trace: list[dict] = []
 
-    score_span = Span(0.0, 1.0, rotations)  # (a deal's games of each arm)
+    score_span = Span(0.0, 1.0, rotations, paired=True)  # (a deal's games of each arm)
 
     def score() -> Estimate:
         return estimate(paired["sum"], paired["sq"], paired["deals"], scale, score_span)
@@ -326,7 +326,7 @@ def compare(
         run.play(on_unit)
         est = score()
         diff = Estimate(
-            2 * est.mean - 1, 2 * est.se, est.deals, Span(-1.0, 1.0, rotations)
+            2 * est.mean - 1, 2 * est.se, est.deals, Span(-1.0, 1.0, rotations, paired=True)
         )  # new - base
         arms_summary = [t.summary() for t in run.totals]
         summary = {

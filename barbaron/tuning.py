@@ -701,7 +701,7 @@ def _confirmation(totals, paired, target, job, bot) -> dict:
             paired.squares,
             paired.deals,
             SHARE_SCALE * job.rotations,
-            Span(-1.0, 1.0, job.rotations),
+            Span(-1.0, 1.0, job.rotations, paired=True),
         )
         result["against"] = bot
         result["difference"] = {

@@ -130,13 +130,16 @@ def ctrl_c_after_unit(monkeypatch, unit: int) -> None:
     monkeypatch.setattr(run_module, "execute", execute)
 
 
-def adjusted_interval(values: np.ndarray, low: float, high: float, games: int, tail: float):
+def adjusted_interval(
+    values: np.ndarray, low: float, high: float, games: int, tail: float, paired: bool = False
+):
     """The interval of the mean of per-deal ``values`` (each the mean of ``games`` games within
-    [low, high]) with z**2/2 more games at each end, Student's t: computed here with scipy."""
+    [low, high]) with z**2/2 more games at each end (0.5 for a paired difference), Student's
+    t: computed here with scipy."""
     from scipy.stats import norm
     from scipy.stats import t as student
 
-    added = norm.ppf(tail) ** 2 / (2 * games)
+    added = (0.5 if paired else norm.ppf(tail) ** 2 / 2) / games
     sample = np.concatenate([values, [low, high]])
     weights = np.concatenate([np.ones(len(values)), [added, added]])
     total = weights.sum()

@@ -560,7 +560,7 @@ def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
         if point["value"] == result.best["value"]:
             assert point["vs_best_ci"] == [0.0, 0.0]
         else:
-            expected = adjusted_interval(d.to_numpy(), -1.0, 1.0, 4, 0.025)
+            expected = adjusted_interval(d.to_numpy(), -1.0, 1.0, 4, 0.025, paired=True)
             assert point["vs_best_ci"] == pytest.approx(expected, abs=1e-12)
     tail = 0.05 / (len(points) - 1)
     beaten = {
@@ -570,13 +570,31 @@ def test_a_sweeps_values_are_compared_with_the_best_paired_by_deal(tmp_path):
         if i is not j
         and adjusted_interval(
             (per_deal[f"buy={j['value']}"] - per_deal[f"buy={i['value']}"]).to_numpy(),
-            -1.0, 1.0, 4, tail,
+            -1.0, 1.0, 4, tail, paired=True,
         )[0] > 0
     }  # fmt: skip
     close = [p["value"] for p in points if p["value"] not in beaten | {result.best["value"]}]
     assert result.best["within_interval"] == close
     assert beaten  # (this field tells some values apart)
     assert {"vs_best", "vs_best_ci_low", "vs_best_ci_high"} <= set(result.points.columns)
+
+
+def test_compare_of_near_identical_bots_has_an_interval_from_its_paired_games(tmp_path):
+    """Two bots that play alike in all but 0.2% of deals: in 400 games no deal differed, and
+    the paired interval was [0, 0], covering the truth in 17% of such runs (QA). It counts
+    half a game at each end of what a difference can be (Agresti and Min's adjustment for
+    matched pairs), computed here from games.parquet."""
+    result = api.compare(
+        "hard:margin=-151", "hard", field="greedy", max_games=400, seed=1, out=tmp_path / "c"
+    )
+    rows = pd.read_parquet(tmp_path / "c" / "games.parquet")
+    mine = rows[rows["seat"] == rows["rotation"]]  # position 0: NEW's or BASE's seat
+    per_deal = mine.pivot_table(index="deal", columns="arm", values="win_share")
+    d = (per_deal["new"] - per_deal["base"]).to_numpy()
+    assert (d == 0).all()  # (no deal differs in this run)
+    expected = adjusted_interval(d, -1.0, 1.0, 4, 0.025, paired=True)
+    assert result.difference["win_share_ci"] == pytest.approx(expected, abs=1e-12)
+    assert 0.005 < expected[1] == -expected[0] < 0.02
 
 
 def test_two_values_of_a_sweep_are_told_apart_as_their_paired_interval_says():
