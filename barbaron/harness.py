@@ -694,8 +694,8 @@ def in_background(work: Callable[[], None], name: str) -> None:
     import threading
 
     thread = threading.Thread(target=work, name=name, daemon=True)
+    _background.append(thread)  # (first: a Ctrl-C within start() leaves no thread unlisted)
     thread.start()
-    _background.append(thread)
 
 
 def _background_busy() -> bool:
@@ -706,7 +706,8 @@ def _background_busy() -> bool:
 def _background_done() -> None:
     """Wait for the threads :func:`in_background` started (an interrupted run's may still run)."""
     while _background:
-        _background[-1].join()  # (a Ctrl-C in the join leaves it listed, to be waited for)
+        if _background[-1].ident is not None:  # (one a Ctrl-C kept from starting: no join)
+            _background[-1].join()  # (a Ctrl-C in the join leaves it listed, to be waited for)
         _background.pop()
 
 

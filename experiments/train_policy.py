@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bots" / "policy_weights.json")
     parser.add_argument("--results", type=Path, default=ROOT / "results" / "policy")
     args = parser.parse_args(argv)
-    common.output_file(args.out)
-    common.output_file(args.results / "training_curve.csv", "--results")
+    args.out = common.output_file(args.out)
+    args.results = common.output_file(args.results / "training_curve.csv", "--results").parent
     import cma
 
     env = BatchEnv(OPPONENTS, autoreset=False)

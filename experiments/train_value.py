@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return 2
-    common.output_file(args.out)
+    args.out = common.output_file(args.out)
     start = time.perf_counter()
     data = train(args.games, args.seed)
     with written(args.out) as tmp:

@@ -617,6 +617,7 @@ def test_a_seats_table_shows_how_far_an_interval_reaches_on_each_side():
 
     assert plus_minus(0.25, [0.2, 0.3]) == "0.2500 ±0.0500"
     assert plus_minus(0.0, [0.0, 0.19]) == "0.0000 +0.1900/-0.0000"
+    assert plus_minus(0.2741, [0.2698, 0.2785]) == "0.2741 ±0.0044"  # (a lean of one unit)
 
 
 def test_a_share_few_deals_move_has_an_interval_that_can_hold_the_truth(tmp_path):
@@ -739,6 +740,10 @@ def test_a_studys_folder_under_home_is_one_folder(tmp_path, monkeypatch):
     assert out == tmp_path / "home" / "study"
     common.run(api.play, out / "sub", workers=1, bots=["easy", "easy"], games=8)
     assert (out / "sub" / common.RECORD).exists() and not (tmp_path / "~").exists()
+    weights = common.output_file(Path("~/w.json"))  # the training scripts' (review)
+    assert weights == tmp_path / "home" / "w.json" and weights.parent.is_dir()
+    with pytest.raises(UsageError, match="no home folder for '~nosuchuser'"):  # exit 2
+        common.out_folder(Path("~nosuchuser/x"))
 
 
 def plain_types_missing(value: object, where: str = "summary") -> list[str]:

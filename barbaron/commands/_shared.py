@@ -176,8 +176,10 @@ def plus_minus(mean: float, ci: list[float | None]) -> str:
     further on one side (an interval near 0 or 1 is not centred on its share)."""
     low, high = map(read_number, ci)
     mean = read_number(mean)
-    above, below = f"{high - mean:.4f}", f"{mean - low:.4f}"
-    return f"{mean:.4f} ±{above}" if above == below else f"{mean:.4f} +{above}/-{below}"
+    above, below = high - mean, mean - low
+    if not abs(above - below) > 1e-4:  # (a lean of a unit of the last digit shows no more)
+        return f"{mean:.4f} ±{max(above, below):.4f}"
+    return f"{mean:.4f} +{above:.4f}/-{below:.4f}"
 
 
 def bot_table(arm: dict) -> str:
