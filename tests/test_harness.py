@@ -617,6 +617,7 @@ def test_a_background_thread_kept_from_starting_is_still_waited_for_safely(monke
     def interrupted_start(self):
         raise KeyboardInterrupt
 
+    harness._background_done()  # (those of earlier runs in this process)
     monkeypatch.setattr(threading.Thread, "start", interrupted_start)
     with pytest.raises(KeyboardInterrupt):
         harness.in_background(lambda: None, "never-started")
