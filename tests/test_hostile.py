@@ -1029,9 +1029,15 @@ def test_replay_checks_only_the_plugins_of_the_arm_it_replays(tmp_path, capsys, 
     for arm in ("base", "new"):
         replay = ["replay", "--run", out, "--arm", arm, "--game", "3", "--check"]
         assert run(capsys, *replay)[0] == 0, arm
+    replay_refused_once_mine_is_gone(tmp_path, capsys, monkeypatch, "mine:Mine", games=40)
+
+
+def replay_refused_once_mine_is_gone(tmp_path, capsys, monkeypatch, spec: str, games: int):
+    """Play ``spec`` (using the module mine in ``tmp_path``) against easy, then replay a game
+    with mine no longer on the import path: refused, naming the module."""
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "m"
-    assert run(capsys, "play", "--bots", "mine:Mine", "easy", "--games", "40", "--quiet",
+    assert run(capsys, "play", "--bots", spec, "easy", "--games", str(games), "--quiet",
                "--workers", "1", "--out", out)[0] == 0  # fmt: skip
     monkeypatch.undo()
     monkeypatch.delitem(sys.modules, "mine")
@@ -1059,16 +1065,8 @@ def test_a_replay_names_a_weights_file_or_nested_module_gone_since_the_run(
     assert f"the file {weights}, read when it was played, is gone" in err, err
     assert run(capsys, "replay", "--run", out, "--arm", "base", "--game", "3")[0] == 0
     (tmp_path / "mine.py").write_text(PLUGIN.format(cushion=100))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    out = tmp_path / "m"
     nested = "mc:own=mine:Mine,rollouts=2,upgrades=1"
-    assert run(capsys, "play", "--bots", nested, "easy", "--games", "4", "--quiet",
-               "--workers", "1", "--out", out)[0] == 0  # fmt: skip
-    monkeypatch.undo()
-    monkeypatch.delitem(sys.modules, "mine")
-    status, _, err = run(capsys, "replay", "--run", out, "--game", "3")
-    assert status == 2 and one_line(err), err
-    assert "the module mine cannot be imported here (put its folder on PYTHONPATH" in err, err
+    replay_refused_once_mine_is_gone(tmp_path, capsys, monkeypatch, nested, games=4)
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.15, 0.4])
