@@ -357,6 +357,18 @@ def test_a_search_from_far_off_corrects_its_jacobian_instead_of_stopping():
     assert search[-1]["largest_deviation_pp"] < 1
 
 
+def test_a_start_where_the_shares_do_not_respond_steps_toward_fair_instead_of_failing():
+    """From 2000/500 two Easy bots' shares do not move with 50 more coins: the Jacobian was
+    singular and the solve failed, 'try more --search-games' (QA: 83 of 190 far starts). It
+    now steps the damped distance toward 1/players by each seat's sign, and measures again."""
+    result = api.solve_seats(
+        "easy", players=2, seat_coins=[2000, 500], search_games=4000, games=1000, seed=4
+    )
+    search = result.summary["iterations"]
+    assert search[0]["jacobian_per_100_coins"] == [[0.0]]  # (no response at the start)
+    assert result.summary["converged"] and search[-1]["largest_deviation_pp"] < 1
+
+
 def test_a_cycle_where_the_shares_do_not_move_halves_the_step_instead_of_failing(monkeypatch):
     """Where two iterations' shares are equal, the secant makes the Jacobian singular, and the
     solve failed with 'a singular Jacobian' (review). The Jacobian is then kept and the step
