@@ -20,14 +20,14 @@ stays the designer's choice and only the compensation is solved. The equations: 
   rounded to multiples of 5 (R9). Where the shares do not respond to the extra coins at all
   (a start far from fair: a singular Jacobian), the step is the damped one toward 1/P, each
   seat by its own sign, and the next iteration measures the Jacobian again. A larger step back
-  to coins already played at full size is
-  a cycle (from a start so far off that the shares barely respond there, the Jacobian measured
-  there overshoots): the Jacobian is then corrected by the secant through the last two
-  full-size iterations (Broyden's update), and the step halved until it lands on coins not
-  played yet. The search stops when a full-size iteration's step rounds to no change, or leads
-  back to coins already played at full size (rounding's own back-and-forth; converged when
-  that last step is at most 5 coins a seat, not cut short, and no seat's coins were held at 0
-  or at the most allowed: the fair point then lies beyond), or after ``iterations``. The
+  to coins already played at full size is a cycle (from a start so far off that the shares
+  barely respond there, the Jacobian measured there overshoots): the Jacobian is then
+  corrected by the secant through the last two full-size iterations (Broyden's update), and
+  the step halved until it lands on coins not played yet. The search stops when a full-size
+  iteration's step rounds to no change, or leads back to coins already played at full size
+  (rounding's own back-and-forth; converged when that last step is at most 5 coins a seat,
+  not cut short, and no seat's coins were held at 0 or at the most allowed: the fair point
+  then lies beyond), or after ``iterations``. The
   solution is the full-size iteration's coins closest to fair (the smallest largest seat
   deviation). The root's error is the search's sampling error (about 0.05 percentage points
   a seat at 1,000,000 games): hence a search as large as the confirmation by default.
