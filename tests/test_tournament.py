@@ -304,3 +304,14 @@ def test_without_any_finite_rating_the_fit_needs_no_anchor():
         fit_luce(lineups, np.array([[6.0, 4.0]]), games, 2, anchor=None)
     with pytest.raises(ValueError, match="the anchor has no finite rating"):
         fit_luce(lineups, np.array([[10.0, 0.0]]), games, 2, anchor=1)
+
+
+def test_a_tournament_of_one_lineup_says_so_in_the_singular():
+    """'1 lineups (every combination of 3 of the 3 bots), 30 games each' (QA)."""
+    from barbaron.commands.tournament import tables
+
+    result = api.tournament(["easy", "normal", "hard"], games=30, seed=1)
+    assert (
+        "\n1 lineup (every combination of 3 of the 3 bots), 30 games\n"
+        in f"\n{tables(result.summary)}"
+    )
