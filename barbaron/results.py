@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from barbaron import __version__
 from barbaron.config import COMMAND_LINE, RULES_OPTIONS, STUDY_FILE, option_text
-from barbaron.errors import RunFailed
+from barbaron.errors import RunFailed, UsageError
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 
 
@@ -523,14 +523,12 @@ def code_hash() -> str:
 
 
 def home_expanded(path: Path, option: str = "--out") -> Path:
-    """``path`` with a leading "~" or "~user" expanded, as a shell would; a ResultsError (a
-    usage error) for a user with no home folder."""
+    """``path`` with a leading "~" or "~user" expanded, as a shell would; a UsageError for a
+    user with no home folder."""
     try:
         return path.expanduser()
     except RuntimeError:  # pathlib: "Could not determine home directory"
-        raise ResultsError(
-            f"{option} {str(path)!r}: no home folder for {path.parts[0]!r}"
-        ) from None
+        raise UsageError(f"{option} {str(path)!r}: no home folder for {path.parts[0]!r}") from None
 
 
 def _target(out: str | Path) -> tuple[Path, Path]:

@@ -366,9 +366,7 @@ def handed(a: np.ndarray) -> np.ndarray:
     """A read-only copy of ``a``: the ``games`` and ``bars`` a strategy is handed (writing into
     the engine's own made games depend on their batch; a copy stays apart even if made
     writable again)."""
-    c = a.copy()
-    c.flags.writeable = False
-    return c
+    return read_only(a.copy())
 
 
 class Strategy:

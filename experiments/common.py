@@ -13,14 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
-from barbaron.results import (
-    ResultsError,
-    home_expanded,
-    jsonable,
-    strict_json,
-    write_json,
-    written,
-)
+from barbaron.results import home_expanded, jsonable, strict_json, write_json, written
 from barbaron.runs import RESUME_ADVICE
 
 if TYPE_CHECKING:
@@ -146,7 +139,7 @@ def out_folder(path: Path, option: str = "--out") -> Path:
     """The study's results folder ``path``, created; a name that cannot be one is refused in
     one line (a file in its way, no permission) before any game is played. "~" is expanded
     as a shell would (also in ``--out=~/x``, which a shell leaves as it is)."""
-    path = expanded(path, option)
+    path = home_expanded(path, option)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -267,19 +260,12 @@ def default_out(study: str, rounds: int) -> Path:
     return ROOT / "results" / (study + ("" if rounds == 10 else f"-{rounds}-rounds"))
 
 
-def expanded(path: Path, option: str) -> Path:
-    """``path`` with "~" expanded; a usage error (exit 2) for a user with no home folder."""
-    try:
-        return home_expanded(path, option)
-    except ResultsError as e:
-        raise UsageError(str(e)) from None
-
-
 def output_file(path: Path, option: str = "--out") -> Path:
     """``path``, a file a script writes at its end, made ready before its work starts: its
     folder created, and a name that cannot be written refused in one line (not after an hour of
     training). "~" is expanded, as in :func:`out_folder`."""
-    path = out_folder(expanded(path, option).parent, option) / path.name
+    path = home_expanded(path, option)
+    out_folder(path.parent, option)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder: give the file to write")
     if path.exists() and not os.access(path, os.W_OK):  # (its folder: checked above)
