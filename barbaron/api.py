@@ -34,6 +34,7 @@ from barbaron.runs import (
     field_of,
     frame,
     games_or_default,
+    identical_seats,
     lineup_bots,
     parameter_values,
     parse_values,
@@ -228,6 +229,7 @@ def play(
         run.play()
         summary = run.totals[0].summary()
         summary.pop("label")
+        summary["identical_seats"] = identical_seats(bots, execution.rotate)
         return run.finish(PlayResult, summary, summary["bots"])
 
 
@@ -434,6 +436,7 @@ def seats(
             "points": points,
             "even": even,
             "rotate": run.job.rotate,
+            "identical_seats": identical_seats(bots, execution.rotate),
             "seats": points[0]["seats"],
         }
         table = [

@@ -454,6 +454,18 @@ def one_bot(specs: Sequence[str]) -> bool:
     return all(same_bot(first, other) for other in others)
 
 
+def identical_seats(specs: Sequence[str], rotate: bool) -> str | None:
+    """What a lineup played in rotation repeats (a summary records it, so that the tables and
+    ``report`` can say so): ``"spec"``, one spec in every seat, whose deals are played once;
+    ``"bot"``, specs spelt differently for one bot, whose rotations repeat identical games (an
+    A/A test); None when the bots differ or no rotation was asked for."""
+    if not rotate:
+        return None
+    if len(set(specs)) == 1:
+        return "spec"
+    return "bot" if one_bot(specs) else None
+
+
 def lineup_bots(specs: Sequence[str]) -> list:
     """One strategy per seat of a 2- to 4-player table."""
     specs = specs_of(specs, "--bots")

@@ -65,6 +65,7 @@ from barbaron.runs import (
     execution_of,
     frame,
     games_or_default,
+    identical_seats,
     table_of,
 )
 
@@ -196,6 +197,7 @@ def solve_seats(
             "bots": confirmation["bots"],
             "seats": confirmation["seats"],
             "rotate": rotate,
+            "identical_seats": identical_seats(bots, execution.rotate),
             "seat_coins": search["seat_coins"],
             "solution_iteration": search["solution_iteration"],
             "converged": search["converged"],

@@ -218,6 +218,14 @@ def test_the_same_bot_in_every_seat_plays_each_deal_once(tmp_path, capsys):
     argv = ["play", "--bots", "normal", "normal:cushion=880", "--games", 40, "--quiet"]
     status, printed, _ = run(capsys, *argv, "--out", tmp_path / "aa")  # spelt two ways: A/A
     assert status == 0 and "normal and normal:cushion=880 are the same bot" in printed
+    # report prints the tables again, with the note (it left it out: QA)
+    assert "each deal was played once" in run(capsys, "report", out)[1]
+    assert (
+        "normal and normal:cushion=880 are the same bot"
+        in run(capsys, "report", tmp_path / "aa")[1]
+    )
+    status, printed, _ = run(capsys, *argv, "--no-rotate", "--out", tmp_path / "asked")
+    assert status == 0 and "same bot" not in printed  # no rotation asked for: nothing repeated
 
 
 def test_results_do_not_depend_on_workers_batch_size_or_backend(played, tmp_path, capsys):

@@ -238,23 +238,23 @@ def print_done(result) -> None:
     )
 
 
-def note_identical_seats(args: argparse.Namespace) -> None:
-    """Say why a table of one spec played each deal once, not in every rotation; and that
-    specs spelt differently for one bot play identical rotations (an A/A test)."""
-    from barbaron.runs import one_bot
-
-    if not args.rotate or not one_bot(args.bots):  # (a note, not progress: --quiet keeps it)
-        return
-    if len(set(args.bots)) == 1:
-        print(
+def identical_seats_note(summary: dict) -> list[str]:
+    """``[a line]`` saying why a table of one spec played each deal once, not in every
+    rotation, or that specs spelt differently for one bot play identical rotations (an A/A
+    test), as its summary records (:func:`barbaron.runs.identical_seats`); else ``[]``."""
+    kind, bots = summary.get("identical_seats"), summary.get("bots", [])
+    if kind == "spec":
+        return [
             "the same bot in every seat: rotations would repeat identical games, so each "
             "deal was played once"
-        )
-    else:
-        print(
-            f"{' and '.join(dict.fromkeys(args.bots))} are the same bot: its rotations repeat "
+        ]
+    if kind == "bot":
+        specs = [b["bot"] if isinstance(b, dict) else b for b in bots]
+        return [
+            f"{' and '.join(dict.fromkeys(specs))} are the same bot: its rotations repeat "
             "identical games (their shares come out equal); one spec plays each deal once"
-        )
+        ]
+    return []
 
 
 def rules_line(rules: dict | None, varied: str = "") -> list[str]:

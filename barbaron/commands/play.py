@@ -11,7 +11,7 @@ from barbaron.commands._shared import (
     add_rules_options,
     add_run_options,
     bot_table,
-    note_identical_seats,
+    identical_seats_note,
     print_done,
     rules_line,
     run_options,
@@ -46,15 +46,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def tables(summary: dict) -> str:
     """The bots' and the seats' tables (what the command prints, and report again)."""
-    rules = "".join(f"{line}\n" for line in rules_line(summary.get("rules")))
-    return f"{rules}{bot_table(summary)}\n\n{seat_table(summary)}"
+    notes = identical_seats_note(summary) + rules_line(summary.get("rules"))
+    heading = "".join(f"{line}\n" for line in notes)
+    return f"{heading}{bot_table(summary)}\n\n{seat_table(summary)}"
 
 
 def run(args: argparse.Namespace) -> int:
     from barbaron import api
 
     result = api.play(args.bots, games=args.games, **run_options(args))
-    note_identical_seats(args)
     print(tables(result.summary))
     print_done(result)
     return 0

@@ -14,7 +14,7 @@ from barbaron.commands._shared import (
     Once,
     add_rules_options,
     add_run_options,
-    note_identical_seats,
+    identical_seats_note,
     plus_minus,
     print_done,
     rules_line,
@@ -101,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
         games=args.games,
         **run_options(args),
     )
-    note_identical_seats(args)
     print(tables(result.summary))
     print_done(result)
     return 0
@@ -115,7 +114,8 @@ def tables(summary: dict) -> str:
     points, even = summary["points"], summary["even"]
     players = len(points[0]["seats"])
     header = " ".join(f"{'seat ' + str(s):>22}" for s in range(players))
-    lines = rules_line(points[0]["arm"].get("rules"), varied="bonus")
+    lines = identical_seats_note(summary)
+    lines += rules_line(points[0]["arm"].get("rules"), varied="bonus")
     lines.append(f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}")
     for p in points:
         cells = " ".join(
@@ -186,10 +186,14 @@ def _uneven_at_even(bonus: float, points: list[dict]) -> list[str]:
 def _solve_tables(s: dict) -> str:
     search, c = s["search"], s["confirmation"]
     players = len(s["seat_coins"])
-    lines = rules_line(c.get("rules"), varied="coins") + [
-        f"search: {s['method']}",
-        f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}",
-    ]
+    lines = (
+        identical_seats_note(s)
+        + rules_line(c.get("rules"), varied="coins")
+        + [
+            f"search: {s['method']}",
+            f"seat 0 fixed at {s['seat_coins'][0]} coins; search seed {search['seed']}",
+        ]
+    )
     cell = 1 + max(5, *(len(str(x)) for it in s["iterations"] for x in it["seat_coins"]))
     header = f"{'iteration':>9} {'games':>10} {'start coins':>{cell * players}}"
     lines.append(f"{header} {'largest deviation':>18}")
@@ -250,7 +254,6 @@ def _solve(args: argparse.Namespace) -> int:
         **{k: v for k, v in given.items() if v is not None},
         **run_options(args),
     )
-    note_identical_seats(args)
     print(tables(result.summary))
     print_done(result)
     return 0
