@@ -117,6 +117,8 @@ def test_python_dash_m_barbaron_is_the_command():
         (["--end-to-end", "--lineup", "hard-4p"], "--lineup is the engine bench's"),
         (["--end-to-end", "--games", "1000"], "--games is the engine bench's"),  # (ignored, QA)
         (["--end-to-end", "--batch-size", "100"], "--batch-size is the engine bench's"),
+        (["--repeat", "3"], "--repeat goes with --end-to-end"),
+        (["--end-to-end", "--repeat", "0"], "--repeat must be a whole number from 1 to 20"),
     ],
 )
 def test_bench_refuses_options_it_would_ignore(capsys, argv, message):
@@ -129,7 +131,7 @@ def test_end_to_end_table_says_when_its_goals_do_not_apply(capsys, monkeypatch, 
     from barbaron import bench
 
     figure = bench.Target("2 workers / 1 worker", 1.2, 1.7, True, "barbaron play ...")
-    monkeypatch.setattr(bench, "end_to_end", lambda scale: [figure])
+    monkeypatch.setattr(bench, "end_to_end", lambda scale, repeat: [figure])
     status, out, _ = run(capsys, "bench", "--end-to-end", "--scale", scale)
     assert status == 0 and "2 workers / 1 worker" in out and "NO" in out
     assert ("goals are set for full-size runs" in out) == (scale != "1")
@@ -182,3 +184,25 @@ def test_parameter_values():
         True,
         "abc",
     ]
+
+
+def test_end_to_end_figures_are_the_median_of_their_rounds(capsys, monkeypatch):
+    """On a shared machine one round's ratio moves by a quarter: each figure is the median of
+    --repeat rounds, with their range beside it."""
+    from barbaron import bench
+
+    asked = []
+
+    def rounds(scale, repeat):
+        asked.append(repeat)
+        values = [1.75, 1.33, 1.46][:repeat]
+        return [bench.Target.of_rounds("2 workers / 1 worker", values, 1.7, True, "play")]
+
+    monkeypatch.setattr(bench, "end_to_end", rounds)
+    status, out, _ = run(capsys, "bench", "--end-to-end", "--repeat", "3")
+    row = next(line for line in out.splitlines() if line.startswith("2 workers"))
+    assert status == 0 and row.split()[5:] == ["1.46", ">=1.70", "NO", "1.33-1.75"]
+    status, out, _ = run(capsys, "bench", "--end-to-end", "--repeat", "1")
+    row = next(line for line in out.splitlines() if line.startswith("2 workers"))
+    assert status == 0 and row.split()[5:] == ["1.75", ">=1.70", "yes"]  # no range of one
+    assert asked == [3, 1]

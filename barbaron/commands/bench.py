@@ -14,6 +14,8 @@ HELP = "measure the batch engine's games per second and peak memory"
 MAX_BENCH_GAMES = 100_000_000  # games per lineup at the most (about ten minutes)
 
 ENGINE_GAMES = 262_144  # the engine bench's games per lineup
+DEFAULT_ROUNDS = 3  # --end-to-end's rounds of the ratios
+MAX_ROUNDS = 20
 LINEUPS = {
     "threshold-4p": ["threshold:buy=0,takeover=none,upgrade=0"] * 4,
     "threshold-eager-4p": ["threshold:buy=0,takeover=0,upgrade=0"] * 4,
@@ -35,12 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--end-to-end",
         action="store_true",
         help="time whole commands (barbaron play with 1 and 2 workers, start-up, memory) "
-        "against the engine instead (about a minute)",
+        "against the engine instead (about a minute a round)",
     )
     parser.add_argument(
         "--scale",
         type=float,
         help="with --end-to-end: shrink every run by this factor (default 1: full size)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        help=f"with --end-to-end: rounds of the ratios, each command once a round in turn; "
+        f"each figure is the median of its rounds, their range beside it (default "
+        f"{DEFAULT_ROUNDS}: one round's ratios move by a quarter on a shared machine)",
     )
     parser.add_argument(
         "--lineup",
@@ -63,9 +72,11 @@ def run(args: argparse.Namespace) -> int:
                 "--batch-size is the engine bench's; --end-to-end times the commands as users "
                 "run them, with their default batch"
             )
-        return _end_to_end(1.0 if args.scale is None else args.scale)
-    if args.scale is not None:
-        raise UsageError("--scale goes with --end-to-end; for the engine alone give --games")
+        repeat = DEFAULT_ROUNDS if args.repeat is None else args.repeat
+        return _end_to_end(1.0 if args.scale is None else args.scale, repeat)
+    for given, option in ((args.scale, "--scale"), (args.repeat, "--repeat")):
+        if given is not None:
+            raise UsageError(f"{option} goes with --end-to-end; for the engine alone give --games")
     args.games = ENGINE_GAMES if args.games is None else args.games
     args.batch_size = DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size
     from barbaron.api import build_bots
@@ -94,16 +105,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _end_to_end(scale: float) -> int:
+def _end_to_end(scale: float, repeat: int) -> int:
     from barbaron.bench import end_to_end
 
     if not 0.001 <= scale <= 10:
         raise UsageError(f"--scale must be from 0.001 to 10, got {scale}")
-    targets = end_to_end(scale)
-    print(f"\n{'figure':<55} {'value':>8} {'goal':>8}  met")
+    if not 1 <= repeat <= MAX_ROUNDS:
+        raise UsageError(f"--repeat must be a whole number from 1 to {MAX_ROUNDS}, got {repeat}")
+    targets = end_to_end(scale, repeat)
+    print(f"\n{'figure':<55} {'value':>8} {'goal':>8}  met  {'rounds' if repeat > 1 else ''}")
     for t in targets:
         goal = f"{'>=' if t.higher_is_better else '<='}{t.goal:.2f}"
-        print(f"{t.name:<55} {t.value:>8.2f} {goal:>8}  {'yes' if t.met else 'NO'}")
+        spread = f"  {min(t.values):.2f}-{max(t.values):.2f}" if len(t.values) > 1 else ""
+        met = "yes" if t.met else "NO "
+        print(f"{t.name:<55} {t.value:>8.2f} {goal:>8}  {met}{spread}".rstrip())
     if scale < 1:
         print(
             f"(--scale {scale:g}: the goals are set for full-size runs; at a smaller scale the "
