@@ -429,6 +429,22 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
         )
 
 
+def bot_arguments(bot: object) -> dict[str, object] | None:
+    """A built bot's constructor arguments, defaults filled in: a Strategy's ``params``, else
+    (a plugin class of its own) read again from the spec :func:`make_bot` built it from; None
+    where neither tells."""
+    from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters
+
+    params = getattr(bot, "params", None)
+    if isinstance(params, dict):
+        return params
+    spec = getattr(bot, SPEC_ATTRIBUTE, None)
+    if not isinstance(spec, str):
+        return None
+    accepted = {p.name: p.default for p in constructor_parameters(type(bot))}
+    return accepted | _params(spec, split_spec(spec)[1], accepted)
+
+
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
     from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters, is_strategy

@@ -442,9 +442,15 @@ def build_bots(specs: Sequence[str]) -> list:
 
 
 def same_bot(a: object, b: object) -> bool:
-    """Whether two built strategies are one bot: the same class with the same parameters
-    (``normal`` and ``normal:cushion=880`` are)."""
-    return type(a) is type(b) and getattr(a, "params", None) == getattr(b, "params", None)
+    """Whether two built strategies are one bot: the same class with the same constructor
+    arguments (``normal`` and ``normal:cushion=880`` are); not where those are unknown (a
+    plugin class of its own has no ``params``: they are read from its spec, QA)."""
+    from barbaron.registry import bot_arguments
+
+    if type(a) is not type(b):
+        return False
+    arguments = bot_arguments(a)
+    return arguments is not None and arguments == bot_arguments(b)
 
 
 def one_bot(specs: Sequence[str]) -> bool:

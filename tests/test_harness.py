@@ -228,6 +228,35 @@ def test_the_same_bot_in_every_seat_plays_each_deal_once(tmp_path, capsys):
     assert status == 0 and "same bot" not in printed  # no rotation asked for: nothing repeated
 
 
+def test_a_plugin_class_of_its_own_is_the_same_bot_only_with_the_same_arguments(tmp_path, capsys):
+    """A strategy that does not subclass Strategy has no ``params``: two cushions of it were
+    "the same bot" (the note, and summary.json, said so of 76% against 24%; a tournament would
+    have refused the pool), QA. Its arguments are read from its spec instead."""
+    plugin = tmp_path / "duck.py"
+    plugin.write_text(
+        "import numpy as np\n"
+        "class Duck:\n"
+        "    def __init__(self, cushion=0):\n"
+        "        self.cushion = cushion\n"
+        "    def upgrade(self, view, games):\n"
+        "        return np.full(games.size, -1, dtype=np.int8)\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return view.coins[games, view.seat] >= 80 + self.cushion\n"
+        "    def takeover(self, view, games, bars):\n"
+        "        return np.zeros(games.size, dtype=bool)\n"
+    )
+    duck = f"{plugin}:Duck"
+    argv = ["play", "--bots", duck, f"{duck}:cushion=100000", "--games", 40, "--quiet"]
+    status, printed, _ = run(capsys, *argv, "--out", tmp_path / "two")
+    summary = json.loads((tmp_path / "two" / "summary.json").read_text())
+    assert status == 0 and "same bot" not in printed and summary["identical_seats"] is None
+    argv = ["play", "--bots", duck, f"{duck}:cushion=0", "--games", 40, "--quiet"]
+    status, printed, _ = run(capsys, *argv, "--out", tmp_path / "one")
+    assert status == 0 and f"{duck} and {duck}:cushion=0 are the same bot" in printed
+    argv = ["tournament", "--bots", duck, f"{duck}:cushion=100000", "greedy", "--games", 120]
+    assert run(capsys, *argv, "--quiet", "--out", tmp_path / "t")[0] == 0
+
+
 def test_results_do_not_depend_on_workers_batch_size_or_backend(played, tmp_path, capsys):
     other = tmp_path / "two-workers"
     status, _, _ = run(

@@ -47,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repeat",
         type=int,
+        metavar="N",
         help=f"with --end-to-end: rounds of the ratios, each command once a round in turn; "
         f"each figure is the median of its rounds, their range beside it (default "
         f"{DEFAULT_ROUNDS}: one round's ratios move by a quarter on a shared machine)",
@@ -113,7 +114,8 @@ def _end_to_end(scale: float, repeat: int) -> int:
     if not 1 <= repeat <= MAX_ROUNDS:
         raise UsageError(f"--repeat must be a whole number from 1 to {MAX_ROUNDS}, got {repeat}")
     targets = end_to_end(scale, repeat)
-    print(f"\n{'figure':<55} {'value':>8} {'goal':>8}  met  {'rounds' if repeat > 1 else ''}")
+    rounds = "  rounds" if repeat > 1 else ""
+    print(f"\n{'figure':<55} {'value':>8} {'goal':>8}  met{rounds}")
     for t in targets:
         goal = f"{'>=' if t.higher_is_better else '<='}{t.goal:.2f}"
         spread = f"  {min(t.values):.2f}-{max(t.values):.2f}" if len(t.values) > 1 else ""

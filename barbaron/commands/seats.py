@@ -1,7 +1,7 @@
 """For each seat bonus, the seats' win shares with 95% intervals, and the bonus at which the
 seats come out even: where the least-squares slope of win share over seat index crosses zero
 (interpolated; the interval from where the slope's 95% band crosses zero). With --solve: the
-per-seat start coins at which every seat wins 1/players (a damped Newton iteration on common
+per-seat start coins at which every seat wins 1/players (a damped quasi-Newton iteration on common
 random numbers, seat 0's coins fixed), confirmed on fresh deals."""
 
 from __future__ import annotations
