@@ -443,6 +443,9 @@ def _dask_client(client_class, address: str):
     ever. So the client is made on a daemon thread that gets ``SCHEDULER_ANSWER_SECONDS``."""
     import threading
 
+    refused = _refused(address)
+    if refused is not None:  # at once: dask's client would retry for its whole timeout
+        raise RuntimeError(f"cannot reach the dask scheduler at {address}: {refused}")
     made: dict = {}
 
     def connect() -> None:
@@ -462,6 +465,31 @@ def _dask_client(client_class, address: str):
     if "error" in made:
         raise RuntimeError(f"cannot reach the dask scheduler at {address}: {made['error']}")
     return made["client"]
+
+
+def _refused(address: str) -> str | None:
+    """Why a ``tcp://HOST:PORT`` address refuses a connection at once (nothing listens there,
+    or no such host), or None: it accepts one, or is of another protocol, or does not answer
+    (dask's client, given its time, says what then)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(address)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if parts.scheme != "tcp" or host is None or port is None:
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=SCHEDULER_ANSWER_SECONDS / 2):
+            return None
+    except ConnectionRefusedError:
+        return "connection refused (is a dask scheduler running there?)"
+    except socket.gaierror as e:
+        return f"unknown host {host!r}: {e.strerror}"
+    except OSError:
+        return None
 
 
 @contextlib.contextmanager

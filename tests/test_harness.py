@@ -377,7 +377,12 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
         (["--bots", "hard", "normal", "--backend", "dask"], "needs --scheduler"),
         (
             ["--bots", "hard", "normal", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"],
-            "cannot reach the dask scheduler",
+            # at once (it waited dask's 10 s of retries first)
+            "cannot reach the dask scheduler at tcp://127.0.0.1:1: connection refused",
+        ),
+        (
+            ["--bots", "hard", "normal", "--backend", "dask", "--scheduler", "tcp://no.invalid:1"],
+            "cannot reach the dask scheduler at tcp://no.invalid:1: unknown host 'no.invalid'",
         ),
     ],
 )
