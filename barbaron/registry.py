@@ -430,13 +430,13 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
 
 
 def bot_arguments(bot: object) -> dict[str, object] | None:
-    """A built bot's constructor arguments, defaults filled in: a Strategy's ``params``, else
-    (a plugin class of its own) read again from the spec :func:`make_bot` built it from; None
-    where neither tells."""
-    from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters
+    """A built bot's constructor arguments, defaults filled in: as a Strategy recorded them,
+    else (a plugin class of its own) read again from the spec :func:`make_bot` built it from;
+    None where neither tells."""
+    from barbaron.strategy import SPEC_ATTRIBUTE, constructor_arguments, constructor_parameters
 
-    params = getattr(bot, "params", None)
-    if isinstance(params, dict):
+    params = constructor_arguments(bot)
+    if params is not None:
         return params
     spec = getattr(bot, SPEC_ATTRIBUTE, None)
     if not isinstance(spec, str):

@@ -286,14 +286,14 @@ def _as_spec(bot: object) -> str:
     """For a strategy class or instance given where a spec is needed: how to write its spec
     (a class of a notebook or script is ``__main__:Class``)."""
     from barbaron.registry import class_spec
-    from barbaron.strategy import format_value, is_strategy
+    from barbaron.strategy import constructor_arguments, format_value, is_strategy
 
     cls = bot if isinstance(bot, type) else type(bot)
     if not is_strategy(bot) or "<locals>" in cls.__qualname__:  # (no spec reaches that one)
         return ""
     if cls.registered_name is not None:  # a built-in bot, or one registered by a package
         return f"; write it as a spec: {cls.registered_name if bot is cls else repr(bot)}"
-    params = {} if bot is cls else getattr(bot, "params", {})
+    params = {} if bot is cls else constructor_arguments(bot) or {}
     written = ",".join(f"{k}={format_value(v).replace(',', ';')}" for k, v in params.items())
     return f"; write it as a spec: {class_spec(cls)}{':' + written if written else ''}"
 
@@ -446,11 +446,12 @@ def same_bot(a: object, b: object) -> bool:
     arguments (``normal`` and ``normal:cushion=880`` are); not where those are unknown (a
     plugin class of its own has no ``params``: they are read from its spec, QA)."""
     from barbaron.registry import bot_arguments
+    from barbaron.strategy import same_arguments
 
     if type(a) is not type(b):
         return False
     arguments = bot_arguments(a)
-    return arguments is not None and arguments == bot_arguments(b)
+    return arguments is not None and same_arguments(arguments, bot_arguments(b))
 
 
 def one_bot(specs: Sequence[str]) -> bool:

@@ -279,6 +279,25 @@ class BatchView:
 
 
 SPEC_ATTRIBUTE = "_barbaron_spec"  # the spec a bot was built from (registry.make_bot sets it)
+ARGUMENTS_ATTRIBUTE = "_barbaron_arguments"  # its constructor's arguments (Strategy.__new__ sets
+# it): barbaron's own copy, as a bot may keep anything in ``params`` (weights, a config)
+
+
+def constructor_arguments(bot: object) -> dict[str, object] | None:
+    """The arguments a Strategy was constructed with, defaults filled in, as the base class
+    recorded them; None for a class of its own. Read from barbaron's own attribute, not
+    ``params``, so that a bot keeping something else there is still told apart (QA)."""
+    arguments = getattr(bot, "__dict__", {}).get(ARGUMENTS_ATTRIBUTE)
+    return arguments if isinstance(arguments, dict) else None
+
+
+def same_arguments(a: object, b: object) -> bool:
+    """Whether two bots' argument dicts are equal; False where comparing them fails (arrays
+    given in Python compare element-wise)."""
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 def describe(strategy: object) -> str:
@@ -373,7 +392,9 @@ class Strategy:
     """Base class of strategies: by default never upgrade, buy or take over.
 
     ``params`` holds the constructor's arguments (defaults filled in) and ``repr`` writes them
-    as a bot spec (``normal:cushion=250,...``), so a subclass needs to write neither.
+    as a bot spec (``normal:cushion=250,...``), so a subclass needs to write neither. A subclass
+    may keep something else in ``params``: barbaron reads its own copy of the arguments
+    (:func:`constructor_arguments`).
     """
 
     registered_name: str | None = None  # the registry's short name, set by @register
@@ -383,20 +404,22 @@ class Strategy:
         try:
             bound = inspect.signature(cls.__init__).bind(self, *args, **kwargs)
         except TypeError:  # a bad call: __init__ reports it
-            self.params = {}
-            return self
-        bound.apply_defaults()
-        self.params = {
-            p.name: bound.arguments[p.name]
-            for p in constructor_parameters(cls)
-            if p.name in bound.arguments
-        }
+            arguments = {}
+        else:
+            bound.apply_defaults()
+            arguments = {
+                p.name: bound.arguments[p.name]
+                for p in constructor_parameters(cls)
+                if p.name in bound.arguments
+            }
+        setattr(self, ARGUMENTS_ATTRIBUTE, arguments)
+        self.params = dict(arguments)
         return self
 
     def __repr__(self) -> str:
         head = type(self).__dict__.get("registered_name") or type(self).__name__
-        params = getattr(self, "params", None)
-        if not isinstance(params, dict) or not params:
+        params = constructor_arguments(self)
+        if not params:
             return head
         return head + ":" + ",".join(f"{k}={format_value(v)}" for k, v in params.items())
 

@@ -450,10 +450,10 @@ def _instance_spec(bot: object, name: str) -> str | None:
     """The spec another process builds ``bot`` from: its importable class and the parameters it
     was built with (None where there is none, or it would build another bot: parameters a
     spec cannot write, or state changed after construction, e.g. trained weights)."""
-    from barbaron.registry import BotSpecError, make_bot, split_spec
-    from barbaron.strategy import format_value
+    from barbaron.registry import BotSpecError, bot_arguments, make_bot, split_spec
+    from barbaron.strategy import format_value, same_arguments
 
-    params = getattr(bot, "params", None)
+    params = bot_arguments(bot)
     if type(bot).__module__ == "__main__" or split_spec(name) != (name, "") or params is None:
         return None
     spec = name + "".join(
@@ -463,7 +463,11 @@ def _instance_spec(bot: object, name: str) -> str | None:
         again = make_bot(spec)
     except BotSpecError:
         return None
-    same = type(again) is type(bot) and again.params == params and _state(again) == _state(bot)
+    same = (
+        type(again) is type(bot)
+        and same_arguments(bot_arguments(again), params)
+        and _state(again) == _state(bot)
+    )
     return spec if same else None
 
 

@@ -489,7 +489,7 @@ def tune(
 
     from barbaron.config import MAX_INDEX
     from barbaron.harness import Arm
-    from barbaron.registry import split_spec
+    from barbaron.registry import bot_arguments, split_spec
     from barbaron.runs import build_bots, checked, execution_of, field_of
 
     execution = execution_of(options)
@@ -544,7 +544,7 @@ def tune(
         "confirm_games": confirm_games,
         "confirm_seed": confirm_seed,
     }
-    given = getattr(build_bots([bot])[0], "params", {})
+    given = bot_arguments(build_bots([bot])[0]) or {}
     first = {p.name: given.get(p.name) for p in space}
     if not all(
         isinstance(v, int | float) and not isinstance(v, bool) and p.low <= v <= p.high

@@ -34,7 +34,7 @@ from barbaron.bots.common import coins, lazy_njit, pick, upgradable
 from barbaron import odds, params
 from barbaron import rules as R
 from barbaron.registry import register
-from barbaron.strategy import BatchView, Strategy
+from barbaron.strategy import BatchView, Strategy, constructor_arguments
 
 
 @register("hard")
@@ -62,7 +62,7 @@ class Hard(Strategy):
 
     def _shortfall_weight(self) -> float:
         """The shortfall weight, 0 for a subclass whose constructor does not take it."""
-        return self.shortfall if "shortfall" in getattr(self, "params", {}) else 0.0
+        return self.shortfall if "shortfall" in (constructor_arguments(self) or {}) else 0.0
 
     def expected_shortfall(
         self, view: BatchView, games: np.ndarray, left: np.ndarray

@@ -257,6 +257,89 @@ def test_a_plugin_class_of_its_own_is_the_same_bot_only_with_the_same_arguments(
     assert run(capsys, *argv, "--quiet", "--out", tmp_path / "t")[0] == 0
 
 
+OWN_PARAMS = """
+import numpy as np
+from barbaron import rules as R
+from barbaron.strategy import Strategy
+
+
+class Net(Strategy):
+    \"\"\"Keeps its weights in params.\"\"\"
+
+    def __init__(self, scale=1.0):
+        self.params = {"w": np.full(12, scale), "b": np.zeros(1)}
+
+    def buy(self, view, games, bars):
+        return self.params["w"][bars] * 100 <= view.coins[games, view.seat]
+
+
+class Config(Strategy):
+    \"\"\"Keeps a config of its own in params.\"\"\"
+
+    def __init__(self, cushion=100):
+        self.cushion = cushion
+        self.params = [cushion, "v1"]
+
+    def buy(self, view, games, bars):
+        return view.coins[games, view.seat] - R.PRICE_TABLE[bars] >= self.cushion
+"""
+
+
+def test_a_strategy_may_keep_its_own_params(tmp_path, capsys):
+    """``params`` is a common name for a bot's weights or config; barbaron read the constructor's
+    arguments from it: weights made play, seats and tournament end in a traceback (an array
+    compared), one config for two cushions made them "the same bot", and a list broke tune
+    and the checker (QA). The arguments now come from barbaron's own copy."""
+    from barbaron.testing import check_strategy
+
+    plugin = tmp_path / "own_params.py"
+    plugin.write_text(OWN_PARAMS)
+    net, config = f"{plugin}:Net", f"{plugin}:Config"
+    argv = ["play", "--bots", net, f"{net}:scale=2", "--games", 40, "--quiet"]
+    status, printed, err = run(capsys, *argv, "--out", tmp_path / "net")
+    assert status == 0 and "same bot" not in printed and "Traceback" not in err
+    argv = ["play", "--bots", f"{config}:cushion=0", f"{config}:cushion=1200", "--games", 40]
+    status, printed, _ = run(capsys, *argv, "--quiet", "--out", tmp_path / "config")
+    summary = json.loads((tmp_path / "config" / "summary.json").read_text())
+    assert status == 0 and "same bot" not in printed and summary["identical_seats"] is None
+    argv = ["play", "--bots", config, f"{config}:cushion=100", "--games", 40, "--quiet"]
+    status, printed, _ = run(capsys, *argv, "--out", tmp_path / "same")
+    assert status == 0 and f"{config} and {config}:cushion=100 are the same bot" in printed
+    argv = ["tournament", "--bots", f"{config}:cushion=0", f"{config}:cushion=1200", "greedy"]
+    assert run(capsys, *argv, "--games", 120, "--quiet", "--out", tmp_path / "t")[0] == 0
+    argv = ["tune", "--bot", f"{config}:cushion=250", "--param", "cushion=0:500", "--field"]
+    argv += ["greedy", "--trials", 2, "--games-per-trial", 40, "--quiet", "--workers", 1]
+    assert run(capsys, *argv, "--out", tmp_path / "tune")[0] == 0
+    trials = json.loads((tmp_path / "tune" / "summary.json").read_text())["trials"]
+    assert trials[0]["values"] == {"cushion": 250}  # the bot as given comes first
+    module = {}
+    exec(compile(OWN_PARAMS, str(plugin), "exec"), module)
+    assert repr(module["Config"](7)) == "Config:cushion=7"
+    assert check_strategy(module["Config"](7), games=200).passed
+
+
+def test_tune_starts_from_a_plugin_class_of_its_own_as_given(tmp_path, capsys):
+    """Its first trial read the arguments from ``params``, which such a class has not (QA)."""
+    plugin = tmp_path / "duck.py"
+    plugin.write_text(
+        "import numpy as np\n"
+        "class Duck:\n"
+        "    def __init__(self, cushion=0):\n"
+        "        self.cushion = cushion\n"
+        "    def upgrade(self, view, games):\n"
+        "        return np.full(games.size, -1, dtype=np.int8)\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return view.coins[games, view.seat] >= 80 + self.cushion\n"
+        "    def takeover(self, view, games, bars):\n"
+        "        return np.zeros(games.size, dtype=bool)\n"
+    )
+    argv = ["tune", "--bot", f"{plugin}:Duck:cushion=100", "--param", "cushion=0:500"]
+    argv += ["--field", "greedy", "--trials", 2, "--games-per-trial", 40, "--quiet"]
+    assert run(capsys, *argv, "--workers", 1, "--out", tmp_path / "tune")[0] == 0
+    trials = json.loads((tmp_path / "tune" / "summary.json").read_text())["trials"]
+    assert trials[0]["values"] == {"cushion": 100}
+
+
 def test_results_do_not_depend_on_workers_batch_size_or_backend(played, tmp_path, capsys):
     other = tmp_path / "two-workers"
     status, _, _ = run(
