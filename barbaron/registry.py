@@ -16,8 +16,11 @@ name is the bot's name)::
 
 The registry fills itself on first use (:func:`bot_entries`, :func:`listing`, :func:`make_bot`),
 not when this module is imported: it imports every module of the ``barbaron.bots`` package, then
-loads the entry points. An entry point that fails to load, or that claims a name another class
-holds, makes that name unusable with a one-line error; the other bots still work.
+loads the entry points. An entry point that fails to load, or that claims a name another
+package's entry point holds, makes that name unusable with a one-line error; the other bots still
+work. One that claims a built-in bot's name (or one registered with :func:`register`) is refused
+and the name keeps its bot: the Homies, mc's playouts and the checker's tables name built-in
+bots, and a package must not change what they play (``barbaron bots`` says so).
 
 A spec is ``NAME``, ``NAME:key=value,key=value``, ``path/to/file.py:ClassName[:key=value,...]``
 or ``[package.]module:ClassName[:key=value,...]`` (a module on the import path). Values: whole
@@ -99,6 +102,7 @@ _registered: dict[str, type] = {}  # by @register; kept for the process (modules
 _plugins: dict[str, type] = {}  # loaded from entry points
 _unusable: dict[str, str] = {}  # name -> why it cannot be used (a broken entry point, a clash)
 _scan_problem: list[str] = []  # why the entry points could not be read, if they could not
+_refused: list[str] = []  # entry points refused for claiming a registered (built-in) name
 _loaded = False
 _resets = 0  # calls of reset() so far
 _lock = threading.RLock()
@@ -157,14 +161,17 @@ def _load_entry_point(ep: EntryPoint) -> None:
     if not isinstance(cls, type):
         _unusable[ep.name] = f"{where} is not a class"
         return
-    for known in (_registered, _plugins):
-        other = known.get(ep.name)
-        if other is not None and not _same(other, cls):
-            _unusable[ep.name] = (
-                f"bot name {ep.name!r} registered twice: by {class_spec(other)} and by "
-                f"{class_spec(cls)} ({where})"
-            )
-            return
+    other = _registered.get(ep.name)
+    if other is not None and not _same(other, cls):  # the built-in keeps its name
+        _refused.append(f"{where} refused: {ep.name!r} is {class_spec(other)}")
+        return
+    other = _plugins.get(ep.name)
+    if other is not None and not _same(other, cls):
+        _unusable[ep.name] = (
+            f"bot name {ep.name!r} registered twice: by {class_spec(other)} and by "
+            f"{class_spec(cls)} ({where})"
+        )
+        return
     _plugins[ep.name] = cls
     if "registered_name" not in cls.__dict__:  # its repr then names it as a spec does
         cls.registered_name = ep.name
@@ -203,6 +210,7 @@ def reset() -> None:
         _plugins.clear()
         _unusable.clear()
         _scan_problem.clear()
+        _refused.clear()
         _loaded = False
 
 
@@ -245,7 +253,9 @@ def listing() -> list[str]:
         else:
             text = f"(unusable) {unusable[name]}"
         lines.append(f"{name:<{width}}  {text}".rstrip())
-    return lines + [f"(plugins unavailable: {problem})" for problem in _scan_problem]
+    with _lock:
+        notes = [f"({refused})" for refused in sorted(_refused)]
+    return lines + notes + [f"(plugins unavailable: {problem})" for problem in _scan_problem]
 
 
 def _registered_class(spec: str, name: str) -> type:

@@ -369,14 +369,41 @@ def test_a_broken_entry_point_is_a_one_line_error_when_used(fake_distribution):
 
 
 def test_an_entry_point_may_not_take_a_built_in_name(fake_distribution):
-    fake_distribution("normal = fakebots_mod:FakeBot\n", {"fakebots_mod": FAKE_MODULE})
+    """The built-in keeps its name and the entry point is refused, as ``barbaron bots`` says.
+    The name used to become unusable, and with it every bot that plays a built-in inside:
+    homie (Hard), mc (its playouts), and the checker's tables for any bot (QA)."""
+    from barbaron.testing import check_strategy
+
+    fake_distribution(
+        "normal = fakebots_mod:FakeBot\nhard = fakebots_mod:FakeBot\n",
+        {"fakebots_mod": FAKE_MODULE},
+    )
+    assert type(make_bot("normal")) is Normal and make_bot("hard").risk == 0.0
+    notes = [line for line in listing() if "refused" in line]
+    assert notes == [
+        "(entry point 'hard = fakebots_mod:FakeBot' (from fakebots 0.1) refused: 'hard' is "
+        "barbaron.bots.hard:Hard)",
+        "(entry point 'normal = fakebots_mod:FakeBot' (from fakebots 0.1) refused: 'normal' is "
+        "barbaron.bots.normal:Normal)",
+    ]
+    assert set(bot_entries()) == set(BUILT_IN)
+    assert type(make_bot("homie").expert).__name__ == "Hard"
+    assert type(make_bot("mc:rollouts=2").own).__name__ == "Hard"
+    assert check_strategy("easy", games=40).passed
+
+
+def test_two_entry_points_claiming_one_new_name_make_it_unusable(fake_distribution):
+    second = FAKE_MODULE.replace("class FakeBot", "class OtherBot")
+    fake_distribution(
+        "twin = fakebots_mod:FakeBot\ntwin = fakebots_two:OtherBot\n",
+        {"fakebots_mod": FAKE_MODULE, "fakebots_two": second},
+    )
     with pytest.raises(BotSpecError) as error:
-        make_bot("normal")
+        make_bot("twin")
     text = str(error.value)
-    assert "'normal' registered twice" in text
-    assert "barbaron.bots.normal:Normal" in text and "fakebots_mod:FakeBot" in text
-    assert "\n" not in text
-    assert make_bot("hard").risk == 0.0
+    assert "'twin' registered twice" in text and "\n" not in text
+    assert "fakebots_mod:FakeBot" in text and "fakebots_two:OtherBot" in text
+    assert make_bot("normal").cushion == 880
 
 
 def test_a_plugin_class_registered_by_both_decorator_and_entry_point_is_one_bot(
