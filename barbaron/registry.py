@@ -269,7 +269,8 @@ def _registered_class(spec: str, name: str) -> type:
         import difflib
 
         known = known_names()
-        close = difflib.get_close_matches(name, known, n=1)
+        same_letters = [k for k in known if k.lower() == name.lower()]  # (HARD: hard)
+        close = same_letters or difflib.get_close_matches(name, known, n=1)
         if close:
             raise BotSpecError(f"unknown bot {name!r} (did you mean {close[0]!r}?)")
         first = spec.partition(":")[2].partition(":")[0]

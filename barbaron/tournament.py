@@ -444,9 +444,7 @@ def tournament(
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
     if players > n:
         raise UsageError(f"--players {players} is more than the {n} bots of the pool")
-    anchor = pool[0] if anchor is None else anchor
-    if anchor not in pool:
-        raise UsageError(f"--anchor {anchor!r} is not one of the pool's bots")
+    anchor = pool[0] if anchor is None else _pool_spec(anchor, pool)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise UsageError(f"--games must be a whole number of games >= 1, got {games!r}")
     lineups = design(n, players, None if gauntlet is None else pool.index(gauntlet))
@@ -469,6 +467,24 @@ def tournament(
             for r in summary["ratings"]
         ]
         return run.finish(TournamentResult, summary, table)
+
+
+def _pool_spec(anchor: object, pool: list[str]) -> str:
+    """The pool's spec of the bot ``anchor`` names: the same text, or a spec of the same bot
+    (``normal:cushion=880`` for ``normal``; QA: only the same text was found)."""
+    from barbaron.runs import build_bots, same_bot
+
+    if anchor in pool:
+        return anchor
+    if isinstance(anchor, str):
+        try:
+            (bot,) = build_bots([anchor])
+        except UsageError as e:
+            raise UsageError(f"--anchor {anchor!r}: {e}") from None
+        for spec, member in zip(pool, build_bots(pool), strict=True):
+            if same_bot(bot, member):
+                return spec
+    raise UsageError(f"--anchor {anchor!r} is not one of the pool's bots")
 
 
 def _anchor_used(

@@ -149,6 +149,8 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("nrmal")
     with pytest.raises(BotSpecError, match="did you mean 'threshold'"):
         make_bot("treshold:buy=3")
+    with pytest.raises(BotSpecError, match=r"^unknown bot 'HARD' \(did you mean 'hard'\?\)$"):
+        make_bot("HARD")  # (difflib told nothing for another case: QA)
     with pytest.raises(BotSpecError) as error:
         make_bot("nobot")
     known = (

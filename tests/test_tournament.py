@@ -216,6 +216,7 @@ def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
         (["--bots", "easy", "normal", "--players", "5"], "--players must be 2, 3 or 4"),
         (["--bots", "easy", "nrmal"], "did you mean 'normal'"),
         (["--bots", "easy", "normal", "--anchor", "hard", "--players", "2"], "--anchor 'hard'"),
+        (["--bots", "easy", "normal", "--anchor", "nrmal"], "--anchor 'nrmal': unknown bot"),
         (["--bots", "easy", "normal", "--players", "2", "--games", "1"], "too few"),
     ],
 )
@@ -225,6 +226,15 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(argv, message, tmp_path
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_anchor_may_be_written_as_another_spec_of_a_pool_bot():
+    """--anchor normal found no normal:cushion=880 in the pool, though the pool check calls
+    them the same bot (QA)."""
+    result = api.tournament(["easy", "normal:cushion=880"], anchor="normal", games=200, seed=1)
+    assert result.summary["anchor"] == "normal:cushion=880"
+    rating = {r["bot"]: r["rating"] for r in result.summary["ratings"]}
+    assert rating["normal:cushion=880"] == 0 and rating["easy"] < 0
 
 
 def test_a_pool_smaller_than_four_plays_all_its_bots_at_each_table(tmp_path, capsys):
