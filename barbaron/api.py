@@ -407,7 +407,12 @@ def seats(
     bots = table_of(bots, players)
     bonuses = sorted(bonuses_of(bonus))
     players = len(bots)
-    arms = [Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses]
+    try:
+        arms = [
+            Arm(f"bonus={b}", tuple(bots), execution.rules(players, seat_bonus=b)) for b in bonuses
+        ]
+    except UsageError as e:  # a bonus the rules refuse: it came from --bonus (QA)
+        raise UsageError(str(e).replace("--seat-bonus", "--bonus")) from None
     rotate = execution.rotate and len(set(bots)) > 1  # one spec: rotations repeat its games
     games = games_or_default(games, DEFAULT_GAMES, players if rotate else 1)
     with Run.open("seats", execution, arms, games, rotate=rotate) as run:

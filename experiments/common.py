@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMPLETE: ContextVar[Path | None] = ContextVar("COMPLETE", default=None)  # a study's results
 # folder once its tables are all in place (a Ctrl-C after that says they are complete)
 RECORD = "arguments.json"  # in a finished sub-run's folder: what played it, compared on reuse
+STUDY_MARK = ".barbaron-study"  # in a study's results folder: which study writes there
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
 
 
@@ -135,11 +136,50 @@ def difference(had: dict | None, now: dict) -> str:
     return f"{key}={had.get(key)!r} (now {now[key]!r})"
 
 
-def out_folder(path: Path, option: str = "--out") -> Path:
+def out_folder(
+    path: Path, option: str = "--out", *, study: str | None = None, force: bool = False
+) -> Path:
     """The study's results folder ``path``, created; a name that cannot be one is refused in
     one line (a file in its way, no permission) before any game is played. "~" is expanded
-    as a shell would (also in ``--out=~/x``, which a shell leaves as it is)."""
-    path = home_expanded(path, option)
+    as a shell would (also in ``--out=~/x``, which a shell leaves as it is). With ``study``,
+    the folder is claimed for it (:func:`claim`)."""
+    path = _created(home_expanded(path, option), option)
+    if study is not None:
+        claim(path, study, option, force)
+    return path
+
+
+def claim(path: Path, study: str, option: str = "--out", force: bool = False) -> None:
+    """Mark ``path`` as ``study``'s results folder. Refused in one line, unless ``force``,
+    where another study marked it or it holds files and no study marked it: a study writes its
+    tables over files of the same names (QA: a user's curve.csv and summary.json were lost)."""
+    mark = path / STUDY_MARK
+    try:
+        owner = json.loads(mark.read_text()).get("study")
+    except FileNotFoundError:
+        owner = None
+    except (OSError, ValueError, AttributeError):
+        owner = "unknown"
+    if owner == study:
+        return
+    if not force and owner is not None:
+        raise UsageError(
+            f"{option} {path} holds the results of another study ({owner}): give another "
+            f"{option}, or --force to write this one's there"
+        )
+    if not force and any(path.iterdir()):
+        raise UsageError(
+            f"{option} {path} holds files no study wrote: give a new or empty folder, or "
+            "--force to write this study's files into it"
+        )
+    try:
+        mark.write_text(json.dumps({"study": study}) + "\n")
+    except OSError as e:
+        raise UsageError(f"{option}: cannot write in {path}: {e.strerror or e}") from None
+
+
+def _created(path: Path, option: str) -> Path:
+    """``path``, a folder, created (see :func:`out_folder`)."""
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -229,13 +269,15 @@ def parser(name: str, description: str) -> argparse.ArgumentParser:
     )
 
 
-def add_force(parser: argparse.ArgumentParser) -> None:
-    """The --force of a study whose sub-runs are reused (:func:`run`)."""
+def add_force(parser: argparse.ArgumentParser, what: str | None = None) -> None:
+    """The --force of a study whose sub-runs are reused (:func:`run`), or of another script
+    (``what`` it allows)."""
     parser.add_argument(
         "--force",
         action="store_true",
-        help="play every finished sub-run again (one played with other arguments is refused "
-        "without it)",
+        help=what
+        or "play every finished sub-run again (one played with other arguments is refused "
+        "without it), and write into a folder that holds other files",
     )
 
 
@@ -260,17 +302,38 @@ def default_out(study: str, rounds: int) -> Path:
     return ROOT / "results" / (study + ("" if rounds == 10 else f"-{rounds}-rounds"))
 
 
-def output_file(path: Path, option: str = "--out") -> Path:
+def output_file(
+    path: Path, option: str = "--out", *, writer: str | None = None, force: bool = False
+) -> Path:
     """``path``, a file a script writes at its end, made ready before its work starts: its
     folder created, and a name that cannot be written refused in one line (not after an hour of
-    training). "~" is expanded, as in :func:`out_folder`."""
+    training). "~" is expanded, as in :func:`out_folder`. With ``writer`` (the script), an
+    existing file is replaced only if that script wrote it, or with ``force`` (QA: a training
+    run replaced a file of notes)."""
     path = home_expanded(path, option)
     out_folder(path.parent, option)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder: give the file to write")
     if path.exists() and not os.access(path, os.W_OK):  # (its folder: checked above)
         raise UsageError(f"{option}: cannot write {path} (no permission)")
+    if writer is not None and path.exists() and not force and not _written_by(path, writer):
+        raise UsageError(
+            f"{option} {path} exists and is not a weights file of {writer}: give another "
+            f"{option}, or --force to replace it"
+        )
     return path
+
+
+def _written_by(path: Path, writer: str) -> bool:
+    """Whether ``path`` is a weights file that ``experiments.<writer>`` wrote (its record of
+    training names the command)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    trained = data.get("trained") if isinstance(data, dict) else None
+    command = trained.get("command") if isinstance(trained, dict) else trained
+    return isinstance(command, str) and command.startswith(f"python -m experiments.{writer}")
 
 
 def count(text: str) -> int:

@@ -134,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=common.count, default=20_000)
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
+    common.add_force(parser, "write into a folder that holds other files")
     args = parser.parse_args(argv)
-    args.out = common.out_folder(args.out)
+    args.out = common.out_folder(args.out, study="game_rewards", force=args.force)
 
     counts = np.zeros((64, R.N_SPACES), dtype=np.int64)  # [k-th rolled turn, space]
     exact = np.array([np.linalg.matrix_power(odds.TURN, k)[R.PAYDAY] for k in range(64)])

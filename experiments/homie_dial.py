@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games = args.games - args.games % PLAYERS
     default_out = common.default_out("homie_dial", args.rounds)
-    args.out = common.out_folder(args.out or default_out)
+    args.out = common.out_folder(args.out or default_out, study="homie_dial", force=args.force)
     folder = args.out / "runs" / "sweep"
     start = time.perf_counter()
     summary = run(

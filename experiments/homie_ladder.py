@@ -772,7 +772,11 @@ def main(argv: list[str] | None = None) -> int:
         api.build_bots([args.mc])  # a bad spec is refused before the hours of play
     check_game_counts(args)
     defaults = {k: parser.get_default(k) for k in vars(args)}
-    args.out = common.out_folder(args.out or common.default_out("homie_ladder", args.rounds))
+    args.out = common.out_folder(
+        args.out or common.default_out("homie_ladder", args.rounds),
+        study="homie_ladder",
+        force=args.force,
+    )
     start = time.perf_counter()
     if args.tune:
         tune_normal(args)

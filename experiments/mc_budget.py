@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
     common.add_force(parser)
     args = parser.parse_args(argv)
-    args.out = common.out_folder(args.out)
+    args.out = common.out_folder(args.out, study="mc_budget", force=args.force)
     ks = args.rollouts
     rows = []
     for k in ks:

@@ -447,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or common.default_out("seat_compensation", args.rounds)
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games
-    args.out = common.out_folder(args.out)
+    args.out = common.out_folder(args.out, study="seat_compensation", force=args.force)
 
     seats_rows, even_rows, solved = [], [], []
     records = {}

@@ -64,9 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "bots" / "policy_weights.json")
     parser.add_argument("--results", type=Path, default=ROOT / "results" / "policy")
+    common.add_force(
+        parser,
+        "replace an --out file that is not this script's weights file, and "
+        "write into a --results folder that holds other files",
+    )
     args = parser.parse_args(argv)
-    args.out = common.output_file(args.out)
-    args.results = common.output_file(args.results / "training_curve.csv", "--results").parent
+    args.out = common.output_file(args.out, writer="train_policy", force=args.force)
+    args.results = common.out_folder(
+        args.results, "--results", study="train_policy", force=args.force
+    )
     import cma
 
     env = BatchEnv(OPPONENTS, autoreset=False)

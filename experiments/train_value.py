@@ -139,7 +139,7 @@ def train(games: int, seed: int = SEED) -> dict:
         "weights": [float(v) for v in w],
         "trained": {
             "command": f"python -m experiments.train_value --games {games} --seed {seed}",
-            "games": games,
+            "games": int(np.unique(deal).size),  # played: whole lineups of BATCH games (QA)
             "seed": seed,
             "positions": int(x.shape[0]),
             "pool": list(POOL),
@@ -157,18 +157,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=value.WEIGHTS, help="the weights file")
+    common.add_force(parser, "replace an --out file that is not this script's weights file")
     args = parser.parse_args(argv)
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return 2
-    args.out = common.output_file(args.out)
+    args.out = common.output_file(args.out, writer="train_value", force=args.force)
     start = time.perf_counter()
     data = train(args.games, args.seed)
     with written(args.out) as tmp:
         tmp.write_text(json.dumps(data, indent=1) + "\n")
     t = data["trained"]
+    rounded = (
+        f" (--games {args.games:,} rounds to whole lineups of {BATCH} games at each table size)"
+        if t["games"] != args.games
+        else ""
+    )
     print(
-        f"{t['positions']:,} positions of {args.games:,} games; log-loss {t['log_loss_train']:.4f}"
+        f"{t['positions']:,} positions of {t['games']:,} games{rounded}; log-loss "
+        f"{t['log_loss_train']:.4f}"
         f" (held out {t['log_loss_held_out']:.4f}, fair share alone "
         f"{t['log_loss_fair_share']:.4f}) -> {args.out} [{time.perf_counter() - start:.0f} s]"
     )

@@ -260,7 +260,7 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
             "--games-per-trial must be at most",
         ),
         (lambda: api.seats("easy", bonus=[2.5]), "--bonus values must be whole"),
-        (lambda: api.seats("easy", bonus=[10**400]), "--seat-bonus must be at most"),
+        (lambda: api.seats("easy", bonus=[10**400]), "--bonus must be at most"),
     ],
 )
 def test_bad_input_raises_a_usage_error(call, message):

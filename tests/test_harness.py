@@ -148,9 +148,24 @@ def test_replay_check_compares_the_replay_with_the_runs_record(tmp_path, capsys)
     verdicts = []
     for g in range(0, 40, 2):
         status, text, _ = run(capsys, "replay", "--run", out, "--game", g, "--check")
-        verdicts.append((status, "the run recorded worths" in text))
+        verdicts.append((status, "the replay DIFFERS from the run's record" in text))
     assert (1, True) in verdicts  # (a game whose rows fell the same way still equals)
     assert all(v in ((0, False), (1, True)) for v in verdicts)
+
+
+def test_replay_check_shows_what_differs(played, tmp_path, capsys):
+    """It printed the worths whatever differed: two equal lists where coins did (QA)."""
+    edited = tmp_path / "edited"
+    shutil.copytree(played, edited)
+    shard = sorted((edited / "games.parquet").glob("*.parquet"))[0]
+    rows = pd.read_parquet(shard)
+    game = int(rows["game"].iloc[0])
+    first = rows.index[(rows["game"] == game) & (rows["seat"] == 0)][0]
+    rows.loc[first, "coins"] = 12345
+    rows.to_parquet(shard)
+    status, text, _ = run(capsys, "replay", "--run", edited, "--game", game, "--check")
+    assert status == 1 and "the run recorded coins [12345, " in text
+    assert "the replay gives [" in text and "worths" not in text
 
 
 def test_replay_run_prints_a_command_that_replays_the_same_game(tmp_path, capsys):

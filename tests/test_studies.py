@@ -277,7 +277,8 @@ def test_a_training_script_makes_its_out_folder_and_refuses_a_bad_out_before_tra
 
     weights = tmp_path / "new" / "folder" / "w.json"
     assert train_value.main(["--games", "20", "--out", str(weights)]) == 0
-    assert json.loads(weights.read_text())["trained"]["games"] == 20
+    # the games played: 20 asked rounds up to a lineup of 500 at each table size (it said 20, QA)
+    assert json.loads(weights.read_text())["trained"]["games"] == 1500
     with pytest.raises(UsageError, match="is a folder: give the file to write"):
         train_value.main(["--games", "20", "--out", str(tmp_path)])
 

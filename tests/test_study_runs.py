@@ -311,3 +311,42 @@ def test_ctrl_c_after_a_studys_tables_are_in_place_says_they_are_complete(tmp_pa
     with pytest.raises(SystemExit):
         common.script(cut_before_its_tables)
     assert capsys.readouterr().err == "error: interrupted\n"
+
+
+def test_a_study_writes_only_into_its_own_folder_without_force(tmp_path):
+    """A study wrote its tables over a user's files of the same names, and two studies wrote
+    into one folder (QA). A folder is claimed by the study that first writes there."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "curve.csv").write_text("my data\n")
+    with pytest.raises(UsageError, match="holds files no study wrote: .*or --force"):
+        common.out_folder(mine, study="homie_dial")
+    assert (mine / "curve.csv").read_text() == "my data\n" and len(list(mine.iterdir())) == 1
+    assert common.out_folder(mine, study="homie_dial", force=True) == mine  # asked for
+    assert common.out_folder(mine, study="homie_dial") == mine  # now its own
+    with pytest.raises(UsageError, match=r"results of another study \(homie_dial\)"):
+        common.out_folder(mine, study="game_rewards")
+    fresh = common.out_folder(tmp_path / "new" / "folder", study="mc_budget")
+    assert json.loads((fresh / common.STUDY_MARK).read_text()) == {"study": "mc_budget"}
+    root = Path(__file__).resolve().parents[1]
+    for folder in (root / "results").iterdir():  # the committed results are their studies'
+        if folder.is_dir():
+            assert (folder / common.STUDY_MARK).exists(), folder
+
+
+def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    with pytest.raises(UsageError, match="is not a weights file of train_value: .*--force"):
+        common.output_file(notes, writer="train_value")
+    assert common.output_file(notes, writer="train_value", force=True) == notes
+    weights = tmp_path / "w.json"
+    weights.write_text(json.dumps({"weights": [1.0], "trained": {"command": "python -m "
+                                   "experiments.train_value --games 9"}}))  # fmt: skip
+    assert common.output_file(weights, writer="train_value") == weights
+    with pytest.raises(UsageError, match="not a weights file of train_sage"):
+        common.output_file(weights, writer="train_sage")
+    root = Path(__file__).resolve().parents[1]
+    for name, writer in [("value", "train_value"), ("policy", "train_policy")]:
+        shipped = root / "bots" / f"{name}_weights.json"  # retraining replaces them as it is
+        assert common.output_file(shipped, writer=writer) == shipped

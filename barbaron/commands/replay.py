@@ -282,9 +282,10 @@ def _replay_seeded(args: argparse.Namespace) -> int:
         print(f"{game}: its row in games.parquet could not be read")
         return 1
     if differ := compare_outcome(recorded, result, rules.players):
+        key = next(k for k in recorded if recorded[k] != result[k])  # (QA: it showed worths)
         print(
             f"{game}: the replay DIFFERS from the run's record ({differ}): the run recorded "
-            f"worths {recorded['worth']}, the replay gives {result['worth']}; a bot whose games "
+            f"{key} {recorded[key]}, the replay gives {result[key]}; a bot whose games "
             "depend on their batch or on state it keeps (barbaron check SPEC), or code changed "
             "since the run"
         )

@@ -121,11 +121,15 @@ def tables(summary: dict) -> str:
         cells = " ".join(
             plus_minus(read_number(s["win_share"]), s["win_share_ci"]).rjust(22) for s in p["seats"]
         )
+        balance = read_number(p["seat_balance"]["p_value"])
+        untestable = math.isnan(balance)  # too few deals, or no variation: said below (QA)
         lines.append(
-            f"{p['seat_bonus']:>6} {cells} {p_text(read_number(p['seat_balance']['p_value'])):>10} "
+            f"{p['seat_bonus']:>6} {cells} {'-' if untestable else p_text(balance):>10} "
             f"{read_number(p['slope']):>+9.5f}"
         )
     lines.append("(each seat: win share and how far its 95% interval reaches on either side)")
+    if any(math.isnan(read_number(p["seat_balance"]["p_value"])) for p in points):
+        lines.append("(balance p '-': not testable, too few deals or no variation)")
     if math.isnan(read_number(even["bonus"])):
         lines.append(
             "seats come out even: not within the bonuses played (the slope never changes "
