@@ -19,6 +19,7 @@ from barbaron.bots.mc import MC
 from barbaron.bots.miser import Miser
 from barbaron.bots.normal import Normal
 from barbaron.bots.policy import Policy
+from barbaron.bots.sage import Sage
 from barbaron.bots.shark import Shark
 from barbaron.bots.threshold import ThresholdBot
 from barbaron.bots.value import Value
@@ -52,6 +53,7 @@ BUILT_IN = {
     "miser": (Miser, {}),
     "normal": (Normal, {"cushion": 880, "takeover_cushion": None}),
     "policy": (Policy, {"weights": None}),
+    "sage": (Sage, {"weights": None}),
     "shark": (Shark, {"risk": 0.0, "reserve": 0, "rival": 2.0, "margin": -150.0}),
     "threshold": (ThresholdBot, {"buy": 0, "takeover": None, "upgrade": 0}),
     "value": (Value, {"weights": None}),
@@ -154,7 +156,8 @@ def test_an_unknown_name_suggests_the_closest_bot():
     with pytest.raises(BotSpecError) as error:
         make_bot("nobot")
     known = (
-        "autopilot, easy, greedy, hard, homie, mc, miser, normal, policy, shark, threshold, value"
+        "autopilot, easy, greedy, hard, homie, mc, miser, normal, policy, sage, shark, threshold, "
+        "value"
     )
     assert f"known: {known}" in str(error.value)
 

@@ -7,7 +7,8 @@ import sys
 
 import numpy as np
 import pytest
-from barbaron.bots import value
+from barbaron.bots import sage, value
+from barbaron.bots.hard import Hard
 from barbaron.bots.mc import MC
 from barbaron.bots.value import Value
 
@@ -161,3 +162,114 @@ def test_an_illegal_answer_in_a_rollout_names_the_real_game():
     options, valid = np.full((8, 1), -1), np.ones((8, 1), dtype=bool)
     with pytest.raises(IllegalDecision, match=r"^in a rollout from seat 0's .*\(game 5\)$"):
         ro.evaluate(rules, [bot, bot], seed, state, point, options, valid, 2)
+
+
+# --- sage: Hard with a learned takeover rule -------------------------------------------------
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("sage:weights=/nonexistent/w.json", "weights file /nonexistent/w.json not found"),
+        ("sage:weights=3", "weights must be the path of a weights file, got 3"),
+    ],
+)
+def test_bad_sage_specs_are_one_line_errors(spec, message):
+    with pytest.raises(BotSpecError) as error:
+        make_bot(spec)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_corrupt_sage_weights_file_is_one_line(tmp_path):
+    names = sage.weight_names()
+    for text, message in [
+        ("[1, 2", "is not readable JSON"),
+        (json.dumps({"features": names[:-1], "weights": [0.0] * 188}), "does not hold"),
+        (json.dumps({"features": names, "weights": [0.0] * 5}), "must be 189 finite numbers"),
+    ]:
+        path = tmp_path / "w.json"
+        path.write_text(text)
+        with pytest.raises(BotSpecError, match=message) as error:
+            make_bot(f"sage:weights={path}")
+        assert "\n" not in str(error.value)
+
+
+class FeatureRecorder(Hard):
+    """Hard that keeps what sage's rule would see at each takeover it is offered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple] = []
+
+    def takeover(self, view, games, bars):
+        features = sage.features(view, games, bars)
+        for i, (g, b) in enumerate(zip(games, bars, strict=True)):
+            position = (view.coins[g].copy(), view.owner[g].copy(), view.level[g].copy())
+            self.seen.append((view.seat, *position, int(b), features[i]))
+        return super().takeover(view, games, bars)
+
+
+def test_the_takeover_features_are_what_they_say():
+    """Checked game by game against their definitions, in plain Python."""
+    from barbaron import rules as R
+
+    names = list(sage.FEATURES)
+    for players in (2, 4):
+        recorder = FeatureRecorder()
+        lineup = [recorder] + [make_bot("greedy")] * (players - 1)
+        play_batch(Rules(players=players), lineup, 7, np.arange(60))
+        assert len(recorder.seen) > 20
+        for seat, coins, owner, level, bar, f in recorder.seen:
+            x = dict(zip(names, f, strict=True))
+            worth = [
+                coins[s] + sum(R.VALUE_TABLE[b, level[b]] for b in range(12) if owner[b] == s)
+                for s in range(players)
+            ]
+            victim = owner[bar]
+            cost = R.TAKEOVER_TABLE[bar, level[bar]]
+            first = bar // 3 * 3
+            mine = sum(owner[first + j] == seat for j in range(3))
+            theirs = sum(owner[first + j] == victim for j in range(3))
+            best_rival = max(w for s, w in enumerate(worth) if s != seat)
+            assert x["bias"] == 1 and x["two_players"] == (players == 2)
+            assert x["coins_left"] == pytest.approx((coins[seat] - cost) / 1000)
+            assert x["lead"] == pytest.approx((worth[seat] - best_rival) / 1000)
+            assert x["worth_share"] == pytest.approx(worth[seat] / sum(worth))
+            assert x["victim_leads"] == (worth[victim] == best_rival)
+            assert (x["own_in_district"], x["victim_in_district"]) == (mine, theirs)
+            assert x["completes"] == (mine == 2) and x["breaks"] == (theirs == 3)
+            assert x["rank"] == sum(w > worth[seat] for w in worth)
+            assert x["own_bars"] == sum(owner == seat)
+            assert x["victim_coins"] == pytest.approx((coins[victim] + cost) / 1000)
+            district = [x["campus"], x["old_town"], x["harbour"]]
+            assert district == [bar // 3 == d for d in range(3)]
+
+
+def test_sage_passes_the_contract_check_and_differs_from_hard_in_takeovers_only(tmp_path):
+    report = check_strategy("sage", games=TABLES * 3, fresh_process=False)
+    assert report.passed, str(report)
+    rules = Rules()
+    field = [make_bot("greedy")] * 3
+    learned = play_batch(rules, [make_bot("sage"), *field], 3, np.arange(400))
+    formula = play_batch(rules, [make_bot("hard"), *field], 3, np.arange(400))
+    assert not np.array_equal(learned.worth, formula.worth)  # the rule decides some takeovers
+    zero = tmp_path / "zero.json"
+    names = sage.weight_names()
+    zero.write_text(json.dumps({"features": names, "weights": [0.0] * len(names)}))
+    never = make_bot(f"sage:weights={zero}")  # an advantage of 0 everywhere: never
+    no_takeovers = play_batch(rules, [never, *field], 3, np.arange(400))
+    hard_never = play_batch(rules, [make_bot("hard:margin=1e9"), *field], 3, np.arange(400))
+    assert np.array_equal(no_takeovers.worth, hard_never.worth)  # buys and upgrades: Hard's
+
+
+def test_sage_training_is_reproducible(tmp_path):
+    from experiments import train_sage
+
+    one = train_sage.train(120, rollouts_k=2, seed=3)
+    two = train_sage.train(120, rollouts_k=2, seed=3)
+    assert one == two and len(one["weights"]) == len(sage.weight_names())
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(one))
+    assert np.array_equal(sage.load_weights(path).ravel(), one["weights"])
+    shipped = json.loads(sage.WEIGHTS.read_text())
+    assert shipped["features"] == sage.weight_names()
+    gains = [t["win_share_gain_held_out"] for t in shipped["trained"]["tables"]]
+    assert all(g > 0 for g in gains)  # the shipped rule improves on the formula at every table
