@@ -243,23 +243,25 @@ def test_the_same_bot_in_every_seat_plays_each_deal_once(tmp_path, capsys):
     assert status == 0 and "same bot" not in printed  # no rotation asked for: nothing repeated
 
 
+DUCK = """import numpy as np
+class Duck:
+    def __init__(self, cushion=0):
+        self.cushion = cushion
+    def upgrade(self, view, games):
+        return np.full(games.size, -1, dtype=np.int8)
+    def buy(self, view, games, bars):
+        return view.coins[games, view.seat] >= 80 + self.cushion
+    def takeover(self, view, games, bars):
+        return np.zeros(games.size, dtype=bool)
+"""  # a plugin class of its own, not a Strategy
+
+
 def test_a_plugin_class_of_its_own_is_the_same_bot_only_with_the_same_arguments(tmp_path, capsys):
     """A strategy that does not subclass Strategy has no ``params``: two cushions of it were
     "the same bot" (the note, and summary.json, said so of 76% against 24%; a tournament would
     have refused the pool), QA. Its arguments are read from its spec instead."""
     plugin = tmp_path / "duck.py"
-    plugin.write_text(
-        "import numpy as np\n"
-        "class Duck:\n"
-        "    def __init__(self, cushion=0):\n"
-        "        self.cushion = cushion\n"
-        "    def upgrade(self, view, games):\n"
-        "        return np.full(games.size, -1, dtype=np.int8)\n"
-        "    def buy(self, view, games, bars):\n"
-        "        return view.coins[games, view.seat] >= 80 + self.cushion\n"
-        "    def takeover(self, view, games, bars):\n"
-        "        return np.zeros(games.size, dtype=bool)\n"
-    )
+    plugin.write_text(DUCK)
     duck = f"{plugin}:Duck"
     argv = ["play", "--bots", duck, f"{duck}:cushion=100000", "--games", 40, "--quiet"]
     status, printed, _ = run(capsys, *argv, "--out", tmp_path / "two")
@@ -336,18 +338,7 @@ def test_a_strategy_may_keep_its_own_params(tmp_path, capsys):
 def test_tune_starts_from_a_plugin_class_of_its_own_as_given(tmp_path, capsys):
     """Its first trial read the arguments from ``params``, which such a class has not (QA)."""
     plugin = tmp_path / "duck.py"
-    plugin.write_text(
-        "import numpy as np\n"
-        "class Duck:\n"
-        "    def __init__(self, cushion=0):\n"
-        "        self.cushion = cushion\n"
-        "    def upgrade(self, view, games):\n"
-        "        return np.full(games.size, -1, dtype=np.int8)\n"
-        "    def buy(self, view, games, bars):\n"
-        "        return view.coins[games, view.seat] >= 80 + self.cushion\n"
-        "    def takeover(self, view, games, bars):\n"
-        "        return np.zeros(games.size, dtype=bool)\n"
-    )
+    plugin.write_text(DUCK)
     argv = ["tune", "--bot", f"{plugin}:Duck:cushion=100", "--param", "cushion=0:500"]
     argv += ["--field", "greedy", "--trials", 2, "--games-per-trial", 40, "--quiet"]
     assert run(capsys, *argv, "--workers", 1, "--out", tmp_path / "tune")[0] == 0

@@ -38,6 +38,8 @@ def test_both_bots_are_registered():
         ("mc:playout=mc", "playout 'mc' is recursive"),
         ("mc:own=mc:rollouts=2", "own 'mc:rollouts=2' is recursive"),
         ("value:weights=/nonexistent/w.json", "weights file /nonexistent/w.json not found"),
+        ("sage:weights=/nonexistent/w.json", "weights file /nonexistent/w.json not found"),
+        ("sage:weights=3", "weights must be the path of a weights file, got 3"),
     ],
 )
 def test_bad_specs_are_one_line_errors(spec, message):
@@ -46,19 +48,22 @@ def test_bad_specs_are_one_line_errors(spec, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
-def test_a_corrupt_weights_file_is_one_line(tmp_path):
+@pytest.mark.parametrize(
+    "bot, names", [("value", list(value.FEATURES)), ("sage", sage.weight_names())]
+)
+def test_a_corrupt_weights_file_is_one_line(bot, names, tmp_path):
     for text, message in [
         ("{not json", "is not readable JSON"),
         (json.dumps({"features": ["x"], "weights": [1.0]}), "does not hold the features"),
         (
-            json.dumps({"features": list(value.FEATURES), "weights": [1.0, "x"]}),
-            "must be 18 finite numbers",
+            json.dumps({"features": names, "weights": [1.0, "x"]}),
+            f"must be {len(names)} finite numbers",
         ),
     ]:
         path = tmp_path / "w.json"
         path.write_text(text)
         with pytest.raises(BotSpecError, match=message) as error:
-            make_bot(f"value:weights={path}")
+            make_bot(f"{bot}:weights={path}")
         assert "\n" not in str(error.value)
 
 
@@ -165,33 +170,6 @@ def test_an_illegal_answer_in_a_rollout_names_the_real_game():
 
 
 # --- sage: Hard with a learned takeover rule -------------------------------------------------
-@pytest.mark.parametrize(
-    "spec, message",
-    [
-        ("sage:weights=/nonexistent/w.json", "weights file /nonexistent/w.json not found"),
-        ("sage:weights=3", "weights must be the path of a weights file, got 3"),
-    ],
-)
-def test_bad_sage_specs_are_one_line_errors(spec, message):
-    with pytest.raises(BotSpecError) as error:
-        make_bot(spec)
-    assert message in str(error.value) and "\n" not in str(error.value)
-
-
-def test_a_corrupt_sage_weights_file_is_one_line(tmp_path):
-    names = sage.weight_names()
-    for text, message in [
-        ("[1, 2", "is not readable JSON"),
-        (json.dumps({"features": names[:-1], "weights": [0.0] * 188}), "does not hold"),
-        (json.dumps({"features": names, "weights": [0.0] * 5}), "must be 189 finite numbers"),
-    ]:
-        path = tmp_path / "w.json"
-        path.write_text(text)
-        with pytest.raises(BotSpecError, match=message) as error:
-            make_bot(f"sage:weights={path}")
-        assert "\n" not in str(error.value)
-
-
 class FeatureRecorder(Hard):
     """Hard that keeps what sage's rule would see at each takeover it is offered."""
 
