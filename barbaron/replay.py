@@ -125,8 +125,14 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
         job = manifest["job"]
         arms = {a["label"]: a for a in job["arms"]}
         deals, rotations, seed = job["deals"], job["rotations"], job["seed"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except KeyError as e:  # (its text alone is the key's name: QA)
+        raise UsageError(
+            f"{run_dir}/manifest.json lacks {e.args[0]!r}: not a manifest barbaron wrote"
+        ) from None
+    except (OSError, ValueError, TypeError) as e:
         raise UsageError(f"{run_dir} is not a results folder with a manifest.json: {e}") from None
+    if not arms:
+        raise UsageError(f"{run_dir}/manifest.json lists no lineup (its job's arms are empty)")
     label = arm or (next(iter(arms)) if len(arms) == 1 else None)
     if label not in arms:
         raise UsageError(f"--arm must be one of {', '.join(arms)} for this run")

@@ -119,6 +119,8 @@ def test_python_dash_m_barbaron_is_the_command():
         (["--end-to-end", "--batch-size", "100"], "--batch-size is the engine bench's"),
         (["--repeat", "3"], "--repeat goes with --end-to-end"),
         (["--end-to-end", "--repeat", "0"], "--repeat must be a whole number from 1 to 20"),
+        (["--games", "0"], "--games must be from 1 to 100,000,000, got 0"),
+        (["--batch-size", "9999999"], "--batch-size must be from 1 to 1,048,576, got 9,999,999"),
     ],
 )
 def test_bench_refuses_options_it_would_ignore(capsys, argv, message):

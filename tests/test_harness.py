@@ -168,6 +168,22 @@ def test_replay_check_shows_what_differs(played, tmp_path, capsys):
     assert "the replay gives [" in text and "worths" not in text
 
 
+def test_replay_of_a_damaged_manifest_says_what_it_lacks(played, tmp_path, capsys):
+    """A missing key ended the line in a bare 'seed', and no arms in '--arm must be one of  for
+    this run' (QA)."""
+    damaged = tmp_path / "damaged"
+    shutil.copytree(played, damaged)
+    recorded = json.loads((damaged / "manifest.json").read_text())
+    job = recorded["job"]
+    for change, words in [
+        ({k: v for k, v in job.items() if k != "seed"}, "manifest.json lacks 'seed'"),
+        (job | {"arms": []}, "manifest.json lists no lineup"),
+    ]:
+        (damaged / "manifest.json").write_text(json.dumps(recorded | {"job": change}))
+        status, _, err = run(capsys, "replay", "--run", damaged, "--game", 0)
+        assert status == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_replay_run_prints_a_command_that_replays_the_same_game(tmp_path, capsys):
     """With the run's rules and a nested spec quoted for the shell: the printed command alone
     plays the recorded game."""

@@ -84,11 +84,12 @@ def run(args: argparse.Namespace) -> int:
     from barbaron.bench import bench_lineup
     from barbaron.rules import Rules
 
-    if not 1 <= args.games <= MAX_BENCH_GAMES or not 1 <= args.batch_size <= MAX_BATCH_SIZE:
-        raise UsageError(
-            f"--games must be from 1 to {MAX_BENCH_GAMES:,} and --batch-size from 1 to "
-            f"{MAX_BATCH_SIZE:,}"
-        )
+    for option, value, most in (
+        ("--games", args.games, MAX_BENCH_GAMES),
+        ("--batch-size", args.batch_size, MAX_BATCH_SIZE),
+    ):
+        if not 1 <= value <= most:  # (the one that is wrong, named: QA)
+            raise UsageError(f"{option} must be from 1 to {most:,}, got {value:,}")
     names = args.lineup or list(LINEUPS)
     unknown = [n for n in names if n not in LINEUPS]
     if unknown:
