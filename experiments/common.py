@@ -27,6 +27,7 @@ COMPLETE: ContextVar[Path | None] = ContextVar("COMPLETE", default=None)  # a st
 # folder once its tables are all in place (a Ctrl-C after that says they are complete)
 RECORD = "arguments.json"  # in a finished sub-run's folder: what played it, compared on reuse
 STUDY_MARK = ".barbaron-study"  # in a study's results folder: which study writes there
+CREATED: list[Path] = []  # folders this process created for its output, the outermost first
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
 
 
@@ -179,7 +180,9 @@ def claim(path: Path, study: str, option: str = "--out", force: bool = False) ->
 
 
 def _created(path: Path, option: str) -> Path:
-    """``path``, a folder, created (see :func:`out_folder`)."""
+    """``path``, a folder, created (see :func:`out_folder`); the outermost folder it had to
+    create is noted, for :func:`remove_unused`."""
+    missing = next((p for p in reversed([path, *path.parents]) if not p.exists()), None)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -188,7 +191,23 @@ def _created(path: Path, option: str) -> Path:
         raise UsageError(f"{option}: cannot create {path}: {e.strerror or e}") from None
     if not os.access(path, os.W_OK):
         raise UsageError(f"{option}: cannot write in {path} (no permission)")
+    if missing is not None:
+        CREATED.append(missing)
     return path
+
+
+def remove_unused() -> None:
+    """Remove the output folders this process created that hold nothing but a study's mark: a
+    study refused for bad input leaves nothing behind (QA: an empty --out folder was left)."""
+    for top in CREATED:
+        files = [p for p in top.rglob("*") if not p.is_dir()]
+        if all(p.name == STUDY_MARK for p in files):
+            for p in files:
+                p.unlink()
+            for folder in sorted((p for p in top.rglob("*") if p.is_dir()), reverse=True):
+                folder.rmdir()
+            top.rmdir()
+    CREATED.clear()
 
 
 @contextlib.contextmanager
@@ -254,6 +273,8 @@ def script(main: Callable[[], int]) -> None:
     study = Path(sys.argv[0]).stem
     with running_command(["python", "-m", f"experiments.{study}", *sys.argv[1:]]):
         status = with_one_line_failures(main_saying_what_is_complete)
+    if status == 2:  # bad input: nothing left behind
+        remove_unused()
     sys.exit(status)
 
 

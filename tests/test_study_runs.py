@@ -350,3 +350,19 @@ def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_
     for name, writer in [("value", "train_value"), ("policy", "train_policy")]:
         shipped = root / "bots" / f"{name}_weights.json"  # retraining replaces them as it is
         assert common.output_file(shipped, writer=writer) == shipped
+
+
+def test_a_study_refused_for_bad_input_leaves_no_folder_behind(tmp_path):
+    """It left the --out folder it had made, empty (QA), and would now leave its mark there."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "new" / "study"
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.homie_dial", "--games", "10000000000000", "--out",
+         str(out)],
+        capture_output=True, text=True, cwd=root, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--games must be from 1 to" in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []
