@@ -151,18 +151,19 @@ def _load_entry_point(ep: EntryPoint) -> None:
     if not _NAME.fullmatch(ep.name):
         _unusable[ep.name] = f"{where}: not a valid bot name"
         return
+    other = _registered.get(ep.name)  # a built-in keeps its name, however the entry fails (QA)
+    problems = _refused if other is not None else None
     try:
         cls = ep.load()
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # SystemExit too: a plugin must not end the program
-        _unusable[ep.name] = f"cannot load {where}: {_one_line(e)}"
+        _problem(ep.name, f"cannot load {where}: {_one_line(e)}", problems)
         return
     if not isinstance(cls, type):
-        _unusable[ep.name] = f"{where} is not a class"
+        _problem(ep.name, f"{where} is not a class", problems)
         return
-    other = _registered.get(ep.name)
-    if other is not None and not _same(other, cls):  # the built-in keeps its name
+    if other is not None and not _same(other, cls):
         _refused.append(f"{where} refused: {ep.name!r} is {class_spec(other)}")
         return
     other = _plugins.get(ep.name)
@@ -175,6 +176,15 @@ def _load_entry_point(ep: EntryPoint) -> None:
     _plugins[ep.name] = cls
     if "registered_name" not in cls.__dict__:  # its repr then names it as a spec does
         cls.registered_name = ep.name
+
+
+def _problem(name: str, why: str, refused: list[str] | None) -> None:
+    """An entry point that cannot be used: its name unusable, or, where a built-in holds the
+    name (``refused`` given), listed as refused and the built-in kept."""
+    if refused is None:
+        _unusable[name] = why
+    else:
+        refused.append(f"{why}; refused: {name!r} is a built-in bot's name")
 
 
 def _load() -> None:

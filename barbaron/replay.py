@@ -123,8 +123,15 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     try:
         manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
         job = manifest["job"]
-        arms = {a["label"]: a for a in job["arms"]}
+        arms = {a["label"]: {key: a[key] for key in ("bots", "rules")} for a in job["arms"]}
         deals, rotations, seed = job["deals"], job["rotations"], job["seed"]
+        whole = [isinstance(v, int) and not isinstance(v, bool) for v in (deals, rotations, seed)]
+        if not all(whole) or rotations < 1:
+            raise ValueError("its job's deals, rotations and seed must be whole numbers")
+        for a in arms.values():
+            bots_ok = isinstance(a["bots"], list) and all(isinstance(b, str) for b in a["bots"])
+            if not bots_ok or not isinstance(a["rules"], dict):
+                raise ValueError("an arm's bots must be a list of specs and its rules a mapping")
     except KeyError as e:  # (its text alone is the key's name: QA)
         raise UsageError(
             f"{run_dir}/manifest.json lacks {e.args[0]!r}: not a manifest barbaron wrote"

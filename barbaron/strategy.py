@@ -412,8 +412,9 @@ class Strategy:
                 for p in constructor_parameters(cls)
                 if p.name in bound.arguments
             }
-        setattr(self, ARGUMENTS_ATTRIBUTE, arguments)
-        self.params = dict(arguments)
+        object.__setattr__(self, ARGUMENTS_ATTRIBUTE, arguments)  # (a frozen dataclass too, QA)
+        if not any("params" in vars(k) for k in cls.__mro__):  # (a class's own params stays:
+            object.__setattr__(self, "params", dict(arguments))  # a property, a constant; QA)
         return self
 
     def __repr__(self) -> str:

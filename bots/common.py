@@ -123,9 +123,9 @@ def read_weights(path: str | Path, key: str, names: list[str]) -> np.ndarray:
     """A bot's fitted weights from a JSON file holding ``key`` (the names, in order) and
     ``weights`` (one finite number per name); a missing or corrupt file raises ValueError
     naming the file and the problem."""
-    if not isinstance(path, str | Path):
+    if not isinstance(path, str | Path) or not str(path).strip():
         raise ValueError(f"weights must be the path of a weights file, got {path!r}")
-    path = Path(path)
+    path = Path(path).expanduser()
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
@@ -133,7 +133,10 @@ def read_weights(path: str | Path, key: str, names: list[str]) -> np.ndarray:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"weights file {path} is not readable JSON ({e})") from None
     if not isinstance(data, dict) or list(data.get(key, [])) != list(names):
-        raise ValueError(f"weights file {path} does not hold the {key} {', '.join(names)}")
+        shown = ", ".join(names) if len(names) <= 20 else f"{names[0]} ... {names[-1]}"
+        raise ValueError(
+            f"weights file {path} does not hold the {len(names)} {key} this bot reads ({shown})"
+        )
     w = data.get("weights")
     if (
         not isinstance(w, list)

@@ -11,9 +11,10 @@ rolls left (0 to 5, 6 or more) on the formula's terms, leads, cash and districts
 (:data:`FEATURES`). The weights ship as ``sage_weights.json`` beside this file (``weights=PATH``
 takes another file); a missing or corrupt file is a one-line error.
 
-What it learned: take over less once few rolls are left (a takeover hands half the bar's value
-to its owner, with few rolls to earn it back) and more where the formula is too careful in
-mid-game. It costs Hard's speed plus a few numpy operations per takeover offered.
+What it learned (README: counted on the same positions): at four players, fewer takeovers with
+one or two rolls left (a takeover hands half the bar's value to its owner, with few rolls to
+earn it back), and other ones than Hard's after its last roll; at two players far fewer in
+mid-game and more early. It costs Hard's speed plus a few numpy operations per takeover offered.
 """
 
 from __future__ import annotations

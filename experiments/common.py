@@ -152,15 +152,17 @@ def out_folder(
 
 def claim(path: Path, study: str, option: str = "--out", force: bool = False) -> None:
     """Mark ``path`` as ``study``'s results folder. Refused in one line, unless ``force``,
-    where another study marked it or it holds files and no study marked it: a study writes its
-    tables over files of the same names (QA: a user's curve.csv and summary.json were lost)."""
+    where another study marked it, or it holds files (other than hidden ones) and is neither
+    marked nor an unmarked folder of this study's, written before the marks were: a study
+    writes its tables over files of the same names (QA: a user's curve.csv and summary.json
+    were lost)."""
     mark = path / STUDY_MARK
     try:
         owner = json.loads(mark.read_text()).get("study")
     except FileNotFoundError:
         owner = None
     except (OSError, ValueError, AttributeError):
-        owner = "unknown"
+        owner = "a damaged .barbaron-study mark"
     if owner == study:
         return
     if not force and owner is not None:
@@ -168,7 +170,8 @@ def claim(path: Path, study: str, option: str = "--out", force: bool = False) ->
             f"{option} {path} holds the results of another study ({owner}): give another "
             f"{option}, or --force to write this one's there"
         )
-    if not force and any(path.iterdir()):
+    shown = [p for p in path.iterdir() if not p.name.startswith(".")]
+    if not force and owner is None and shown and not _unmarked_results_of(path, study):
         raise UsageError(
             f"{option} {path} holds files no study wrote: give a new or empty folder, or "
             "--force to write this study's files into it"
@@ -177,6 +180,30 @@ def claim(path: Path, study: str, option: str = "--out", force: bool = False) ->
         mark.write_text(json.dumps({"study": study}) + "\n")
     except OSError as e:
         raise UsageError(f"{option}: cannot write in {path}: {e.strerror or e}") from None
+
+
+def _unmarked_results_of(path: Path, study: str) -> bool:
+    """Whether ``path`` holds results ``study`` wrote before folders were marked: its
+    summary.json names the study's command, or it holds sub-runs (arguments.json, :func:`run`)
+    whose reuse a --force would throw away (QA)."""
+    try:
+        command = json.loads((path / "summary.json").read_text()).get("command", "")
+    except (OSError, ValueError, AttributeError):
+        command = ""
+    if _script_of(command) == study:
+        return True
+    return (
+        any(path.glob(RECORD)) or any(path.glob(f"*/{RECORD}")) or any(path.glob(f"*/*/{RECORD}"))
+    )
+
+
+def _script_of(command: object) -> str | None:
+    """The script a recorded command line ran (``python -m experiments.NAME ...``), or None."""
+    words = command.split() if isinstance(command, str) else []
+    if len(words) < 3 or words[:2] != ["python", "-m"]:
+        return None
+    module = words[2].rstrip(":")
+    return module.removeprefix("experiments.") if module.startswith("experiments.") else None
 
 
 def _created(path: Path, option: str) -> Path:
@@ -354,7 +381,7 @@ def _written_by(path: Path, writer: str) -> bool:
         return False
     trained = data.get("trained") if isinstance(data, dict) else None
     command = trained.get("command") if isinstance(trained, dict) else trained
-    return isinstance(command, str) and command.startswith(f"python -m experiments.{writer}")
+    return _script_of(command) == writer
 
 
 def count(text: str) -> int:

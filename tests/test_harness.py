@@ -178,6 +178,9 @@ def test_replay_of_a_damaged_manifest_says_what_it_lacks(played, tmp_path, capsy
     for change, words in [
         ({k: v for k, v in job.items() if k != "seed"}, "manifest.json lacks 'seed'"),
         (job | {"arms": []}, "manifest.json lists no lineup"),
+        (job | {"arms": [{"label": "play", "rules": {}}]}, "manifest.json lacks 'bots'"),
+        (job | {"seed": "x"}, "deals, rotations and seed must be whole numbers"),
+        (job | {"arms": [{"label": "play", "bots": 3, "rules": {}}]}, "bots must be a list"),
     ]:
         (damaged / "manifest.json").write_text(json.dumps(recorded | {"job": change}))
         status, _, err = run(capsys, "replay", "--run", damaged, "--game", 0)
@@ -349,6 +352,33 @@ def test_a_strategy_may_keep_its_own_params(tmp_path, capsys):
     exec(compile(OWN_PARAMS, str(plugin), "exec"), module)
     assert repr(module["Config"](7)) == "Config:cushion=7"
     assert check_strategy(module["Config"](7), games=200).passed
+
+
+def test_a_frozen_dataclass_or_a_params_property_builds(tmp_path, capsys):
+    """Strategy.__new__ set ``params`` on every bot: a frozen dataclass and a class with a
+    read-only ``params`` property could not be built at all (QA)."""
+    plugin = tmp_path / "odd.py"
+    plugin.write_text(
+        "from dataclasses import dataclass\n"
+        "from barbaron.strategy import Strategy\n"
+        "@dataclass(frozen=True)\n"
+        "class Frozen(Strategy):\n"
+        "    cushion: int = 100\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return view.coins[games, view.seat] >= 80 + self.cushion\n"
+        "class Prop(Strategy):\n"
+        "    params = property(lambda self: {'weights': [1, 2]})\n"
+        "    def __init__(self, cushion=100):\n"
+        "        self.cushion = cushion\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return view.coins[games, view.seat] >= 80 + self.cushion\n"
+    )
+    frozen, prop = f"{plugin}:Frozen", f"{plugin}:Prop"
+    argv = ["play", "--bots", f"{frozen}:cushion=0", f"{prop}:cushion=0", "--games", 40]
+    assert run(capsys, *argv, "--quiet", "--out", tmp_path / "odd")[0] == 0
+    argv = ["play", "--bots", prop, f"{prop}:cushion=900", "--games", 40, "--quiet"]
+    status, printed, _ = run(capsys, *argv, "--out", tmp_path / "two")
+    assert status == 0 and "same bot" not in printed
 
 
 def test_tune_starts_from_a_plugin_class_of_its_own_as_given(tmp_path, capsys):

@@ -380,12 +380,19 @@ def test_an_entry_point_may_not_take_a_built_in_name(fake_distribution):
     from barbaron.testing import check_strategy
 
     fake_distribution(
-        "normal = fakebots_mod:FakeBot\nhard = fakebots_mod:FakeBot\n",
-        {"fakebots_mod": FAKE_MODULE},
+        "normal = fakebots_mod:FakeBot\nhard = fakebots_mod:FakeBot\n"
+        "easy = fakebots_nowhere:Bot\ngreedy = fakebots_mod:FAKE_VALUE\n",
+        {"fakebots_mod": FAKE_MODULE + "\nFAKE_VALUE = 3\n"},
     )
     assert type(make_bot("normal")) is Normal and make_bot("hard").risk == 0.0
+    assert type(make_bot("easy")).__name__ == "Easy" and type(make_bot("greedy")) is Greedy
     notes = [line for line in listing() if "refused" in line]
     assert notes == [
+        "(cannot load entry point 'easy = fakebots_nowhere:Bot' (from fakebots 0.1): "
+        "ModuleNotFoundError: No module named 'fakebots_nowhere'; refused: 'easy' is a built-in "
+        "bot's name)",
+        "(entry point 'greedy = fakebots_mod:FAKE_VALUE' (from fakebots 0.1) is not a class; "
+        "refused: 'greedy' is a built-in bot's name)",
         "(entry point 'hard = fakebots_mod:FakeBot' (from fakebots 0.1) refused: 'hard' is "
         "barbaron.bots.hard:Hard)",
         "(entry point 'normal = fakebots_mod:FakeBot' (from fakebots 0.1) refused: 'normal' is "

@@ -328,6 +328,21 @@ def test_a_study_writes_only_into_its_own_folder_without_force(tmp_path):
         common.out_folder(mine, study="game_rewards")
     fresh = common.out_folder(tmp_path / "new" / "folder", study="mc_budget")
     assert json.loads((fresh / common.STUDY_MARK).read_text()) == {"study": "mc_budget"}
+    # written before folders were marked: taken as the study's, its sub-runs kept (QA)
+    old = tmp_path / "old"
+    (old / "runs" / "sweep").mkdir(parents=True)
+    (old / "runs" / "sweep" / common.RECORD).write_text("{}")
+    assert common.out_folder(old, study="homie_dial") == old
+    dial = tmp_path / "dial"
+    dial.mkdir()
+    (dial / "summary.json").write_text('{"command": "python -m experiments.homie_dial --games 9"}')
+    with pytest.raises(UsageError, match="holds files no study wrote"):
+        common.out_folder(dial, study="homie_ladder")
+    assert common.out_folder(dial, study="homie_dial") == dial
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / ".gitkeep").write_text("")
+    assert common.out_folder(hidden, study="game_rewards") == hidden
     root = Path(__file__).resolve().parents[1]
     for folder in (root / "results").iterdir():  # the committed results are their studies'
         if folder.is_dir():
@@ -346,6 +361,8 @@ def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_
     assert common.output_file(weights, writer="train_value") == weights
     with pytest.raises(UsageError, match="not a weights file of train_sage"):
         common.output_file(weights, writer="train_sage")
+    with pytest.raises(UsageError, match="not a weights file of train_val"):
+        common.output_file(weights, writer="train_val")  # (a prefix of its name, QA)
     root = Path(__file__).resolve().parents[1]
     for name, writer in [("value", "train_value"), ("policy", "train_policy")]:
         shipped = root / "bots" / f"{name}_weights.json"  # retraining replaces them as it is
