@@ -403,7 +403,7 @@ def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
     from barbaron.runs import build_bots, same_bot, specs_of
 
     pool = specs_of(bots, "--bots")
-    if gauntlet is not None and gauntlet not in pool:
+    if gauntlet is not None and _in_pool(gauntlet, pool, "--gauntlet") is None:
         pool.append(gauntlet)
     if len(pool) < 2:
         raise UsageError(f"--bots takes a pool of at least 2 bot specs, got {len(pool)}")
@@ -437,6 +437,7 @@ def tournament(
 
     execution = execution_of(options)
     pool = _pool(bots, gauntlet)
+    gauntlet = None if gauntlet is None else _in_pool(gauntlet, pool, "--gauntlet")
     n = len(pool)
     players = min(4, n) if players is None else whole(players)
     games = whole(games)
@@ -444,7 +445,10 @@ def tournament(
         raise UsageError(f"--players must be 2, 3 or 4, got {players}")
     if players > n:
         raise UsageError(f"--players {players} is more than the {n} bots of the pool")
-    anchor = pool[0] if anchor is None else _pool_spec(anchor, pool)
+    given = anchor
+    anchor = pool[0] if given is None else _in_pool(given, pool, "--anchor")
+    if anchor is None:
+        raise UsageError(f"--anchor {given!r} is not one of the pool's bots")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise UsageError(f"--games must be a whole number of games >= 1, got {games!r}")
     lineups = design(n, players, None if gauntlet is None else pool.index(gauntlet))
@@ -469,22 +473,22 @@ def tournament(
         return run.finish(TournamentResult, summary, table)
 
 
-def _pool_spec(anchor: object, pool: list[str]) -> str:
-    """The pool's spec of the bot ``anchor`` names: the same text, or a spec of the same bot
-    (``normal:cushion=880`` for ``normal``; QA: only the same text was found)."""
+def _in_pool(spec: object, pool: list[str], option: str) -> str | None:
+    """The pool's spec of the bot ``spec`` names: the same text, or a spec of the same bot
+    (``normal:cushion=880`` for ``normal``; QA: only the same text was found); None if the
+    pool has no such bot. A spec that builds no bot is a UsageError naming ``option``."""
     from barbaron.runs import build_bots, same_bot
 
-    if anchor in pool:
-        return anchor
-    if isinstance(anchor, str):
-        try:
-            (bot,) = build_bots([anchor])
-        except UsageError as e:
-            raise UsageError(f"--anchor {anchor!r}: {e}") from None
-        for spec, member in zip(pool, build_bots(pool), strict=True):
-            if same_bot(bot, member):
-                return spec
-    raise UsageError(f"--anchor {anchor!r} is not one of the pool's bots")
+    if spec in pool:
+        return spec
+    if not isinstance(spec, str):
+        raise UsageError(f"{option} must be a bot spec, got {spec!r}")
+    try:
+        (bot,) = build_bots([spec])
+    except UsageError as e:
+        raise UsageError(f"{option} {spec!r}: {e}") from None
+    built = build_bots(pool)
+    return next((s for s, member in zip(pool, built, strict=True) if same_bot(bot, member)), None)
 
 
 def _anchor_used(

@@ -217,6 +217,7 @@ def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
         (["--bots", "easy", "nrmal"], "did you mean 'normal'"),
         (["--bots", "easy", "normal", "--anchor", "hard", "--players", "2"], "--anchor 'hard'"),
         (["--bots", "easy", "normal", "--anchor", "nrmal"], "--anchor 'nrmal': unknown bot"),
+        (["--bots", "easy", "normal", "--gauntlet", "NORMAL"], "--gauntlet 'NORMAL': unknown"),
         (["--bots", "easy", "normal", "--players", "2", "--games", "1"], "too few"),
     ],
 )
@@ -235,6 +236,10 @@ def test_the_anchor_may_be_written_as_another_spec_of_a_pool_bot():
     assert result.summary["anchor"] == "normal:cushion=880"
     rating = {r["bot"]: r["rating"] for r in result.summary["ratings"]}
     assert rating["normal:cushion=880"] == 0 and rating["easy"] < 0
+    # --gauntlet likewise: it was added as a second Normal, "the same bot twice" (QA)
+    pool = ["normal", "hard", "greedy"]
+    result = api.tournament(pool, gauntlet="normal:cushion=880", players=2, games=240, seed=1)
+    assert result.summary["design"]["lineups"] == [["normal", "hard"], ["normal", "greedy"]]
 
 
 def test_a_pool_smaller_than_four_plays_all_its_bots_at_each_table(tmp_path, capsys):
