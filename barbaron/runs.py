@@ -291,8 +291,9 @@ def _as_spec(bot: object) -> str:
     cls = bot if isinstance(bot, type) else type(bot)
     if not is_strategy(bot) or "<locals>" in cls.__qualname__:  # (no spec reaches that one)
         return ""
-    if cls.registered_name is not None:  # a built-in bot, or one registered by a package
-        return f"; write it as a spec: {cls.registered_name if bot is cls else repr(bot)}"
+    name = cls.__dict__.get("registered_name")  # its own: a subclass inherits its parent's (QA)
+    if name is not None:  # a built-in bot, or one registered by a package
+        return f"; write it as a spec: {name if bot is cls else repr(bot)}"
     params = {} if bot is cls else constructor_arguments(bot) or {}
     written = ",".join(f"{k}={format_value(v).replace(',', ';')}" for k, v in params.items())
     return f"; write it as a spec: {class_spec(cls)}{':' + written if written else ''}"

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from barbaron.bots.greedy import Greedy
+from barbaron.bots.hard import Hard
 from conftest import adjusted_interval
 
 from barbaron import api
@@ -237,6 +238,14 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
     assert "best: risk=0 (win share 0.2500, tied with risk=0.5) against" in out, out
 
 
+class OwnHard(Hard):
+    """A subclass of a built-in bot: its spec is its own class's, not 'hard:...' (QA)."""
+
+    def __init__(self, extra: int = 1) -> None:
+        super().__init__()
+        self.extra = extra
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -251,6 +260,7 @@ def test_a_sweep_says_which_values_tie_for_the_best(capsys, tmp_path):
         (lambda: api.sweep("easy", "buy", []), "give 1 to 1000 values of buy"),
         (lambda: api.sweep("normal", "cushion", ["5,takeover=3"]), "holds a comma"),  # (QA)
         (lambda: api.play([Greedy(), "normal"]), "write it as a spec: greedy$"),
+        (lambda: api.play([OwnHard(3), "normal"]), r"write it as a spec: \w+:OwnHard:extra=3$"),
         (lambda: api.sweep("normal", "cushion", [1e300]), "value 1e\\+300 is not a finite"),
         (lambda: api.sweep("normal", "cushion", [10**400]), "value 1000.* is not a finite"),
         (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),
