@@ -152,16 +152,15 @@ def _load_entry_point(ep: EntryPoint) -> None:
         _unusable[ep.name] = f"{where}: not a valid bot name"
         return
     other = _registered.get(ep.name)  # a built-in keeps its name, however the entry fails (QA)
-    problems = _refused if other is not None else None
     try:
         cls = ep.load()
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # SystemExit too: a plugin must not end the program
-        _problem(ep.name, f"cannot load {where}: {_one_line(e)}", problems)
+        _problem(ep.name, f"cannot load {where}: {_one_line(e)}", built_in=other is not None)
         return
     if not isinstance(cls, type):
-        _problem(ep.name, f"{where} is not a class", problems)
+        _problem(ep.name, f"{where} is not a class", built_in=other is not None)
         return
     if other is not None and not _same(other, cls):
         _refused.append(f"{where} refused: {ep.name!r} is {class_spec(other)}")
@@ -178,13 +177,13 @@ def _load_entry_point(ep: EntryPoint) -> None:
         cls.registered_name = ep.name
 
 
-def _problem(name: str, why: str, refused: list[str] | None) -> None:
+def _problem(name: str, why: str, *, built_in: bool) -> None:
     """An entry point that cannot be used: its name unusable, or, where a built-in holds the
-    name (``refused`` given), listed as refused and the built-in kept."""
-    if refused is None:
-        _unusable[name] = why
+    name, listed as refused and the built-in kept."""
+    if built_in:
+        _refused.append(f"{why}; refused: {name!r} is a built-in bot's name")
     else:
-        refused.append(f"{why}; refused: {name!r} is a built-in bot's name")
+        _unusable[name] = why
 
 
 def _load() -> None:

@@ -397,14 +397,18 @@ def predict(ratings: list[dict], lineup: Sequence[str]) -> list[float]:
 
 
 # --- the function ------------------------------------------------------------------------------
-def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
-    """The pool's specs, built (a bad one fails here), with the gauntlet bot added if absent;
-    two specs of the same bot with the same parameters are refused."""
+def _pool(bots: Sequence[str], gauntlet: str | None) -> tuple[list[str], str | None]:
+    """The pool's specs, built (a bad one fails here), with the gauntlet bot added if absent,
+    and the pool's spec of the gauntlet bot; two specs of the same bot with the same
+    parameters are refused."""
     from barbaron.runs import build_bots, same_bot, specs_of
 
     pool = specs_of(bots, "--bots")
-    if gauntlet is not None and _in_pool(gauntlet, pool, "--gauntlet") is None:
-        pool.append(gauntlet)
+    if gauntlet is not None:
+        found = _in_pool(gauntlet, pool, "--gauntlet")
+        if found is None:
+            pool.append(gauntlet)
+        gauntlet = found or gauntlet
     if len(pool) < 2:
         raise UsageError(f"--bots takes a pool of at least 2 bot specs, got {len(pool)}")
     if len(pool) > MAX_POOL:
@@ -414,7 +418,7 @@ def _pool(bots: Sequence[str], gauntlet: str | None) -> list[str]:
         if same_bot(a, b):
             same = "twice" if pool[i] == pool[j] else f"twice ({pool[i]!r} and {pool[j]!r})"
             raise UsageError(f"--bots names the same bot {same}: every bot of the pool once")
-    return pool
+    return pool, gauntlet
 
 
 @interrupts.deferring
@@ -436,8 +440,7 @@ def tournament(
     from barbaron.runs import Run, execution_of
 
     execution = execution_of(options)
-    pool = _pool(bots, gauntlet)
-    gauntlet = None if gauntlet is None else _in_pool(gauntlet, pool, "--gauntlet")
+    pool, gauntlet = _pool(bots, gauntlet)
     n = len(pool)
     players = min(4, n) if players is None else whole(players)
     games = whole(games)

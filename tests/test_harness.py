@@ -621,6 +621,16 @@ def test_seats_finds_where_the_seats_come_out_even(tmp_path, capsys):
     assert "would win about" not in stdout  # two seats: a slope of 0 is even
 
 
+def test_seats_says_when_a_bonus_leaves_the_balance_untestable(tmp_path, capsys):
+    """A million coins a seat: the last seat always wins, no variation to test; the table
+    printed 'nan' (QA)."""
+    argv = ["seats", "--bots", "greedy", "easy", "hard", "normal", "--bonus", "0,1000000"]
+    status, out, _ = run(capsys, *argv, "--games", 40, "--quiet", "--out", tmp_path / "s")
+    row = next(line for line in out.splitlines() if line.startswith("1000000"))
+    assert status == 0 and "nan" not in out and row.split()[-2] == "-"
+    assert "(balance p '-': not testable, too few deals or no variation)" in out
+
+
 def test_seats_within_half_a_point_of_fair_are_not_called_uneven():
     """Significance alone flagged 13 of the study's tables, 4 Hard among them at 0.09 points from
     25% (review): the warning needs half a point too."""

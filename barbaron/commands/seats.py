@@ -117,18 +117,20 @@ def tables(summary: dict) -> str:
     lines = identical_seats_note(summary)
     lines += rules_line(points[0]["arm"].get("rules"), varied="bonus")
     lines.append(f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}")
+    untestable = False
     for p in points:
         cells = " ".join(
             plus_minus(read_number(s["win_share"]), s["win_share_ci"]).rjust(22) for s in p["seats"]
         )
         balance = read_number(p["seat_balance"]["p_value"])
-        untestable = math.isnan(balance)  # too few deals, or no variation: said below (QA)
+        testable = not math.isnan(balance)  # too few deals, or no variation: said below (QA)
+        untestable |= not testable
         lines.append(
-            f"{p['seat_bonus']:>6} {cells} {'-' if untestable else p_text(balance):>10} "
+            f"{p['seat_bonus']:>6} {cells} {p_text(balance) if testable else '-':>10} "
             f"{read_number(p['slope']):>+9.5f}"
         )
     lines.append("(each seat: win share and how far its 95% interval reaches on either side)")
-    if any(math.isnan(read_number(p["seat_balance"]["p_value"])) for p in points):
+    if untestable:
         lines.append("(balance p '-': not testable, too few deals or no variation)")
     if math.isnan(read_number(even["bonus"])):
         lines.append(
