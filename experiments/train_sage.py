@@ -56,10 +56,10 @@ TABLES = (  # (players, the field in every other seat, share of --games)
 class Labeller(hard.Hard):
     """Hard's formula, labelling each takeover it is offered by rollouts of both answers."""
 
-    def __init__(self) -> None:
+    def __init__(self, field: str, k: int) -> None:
         super().__init__()
-        self.k = ROLLOUTS
-        self.field = make_bot("greedy")
+        self.field = make_bot(field)  # the other seats, in the games and in the rollouts
+        self.k = k
         self.own = hard.Hard()  # its seat in the rollouts: the formula, labelling nothing
         self.rows: list[np.ndarray] = []  # per decision: features, the formula's answer, label
 
@@ -97,8 +97,7 @@ def collect(games: int, rollouts_k: int, seed: int) -> list[np.ndarray]:
     for index, (players, field, share) in enumerate(TABLES):
         rules = Rules(players=players)
         deals = table_games(games, share, players)
-        labeller = Labeller()
-        labeller.k, labeller.field = rollouts_k, make_bot(field)
+        labeller = Labeller(field, rollouts_k)
         for seat in range(players):
             lineup = [labeller if s == seat else labeller.field for s in range(players)]
             for first in range(0, deals, BATCH):
@@ -179,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=sage.WEIGHTS, help="the weights file")
     common.add_force(parser, "replace an --out file that is not this script's weights file")
     args = parser.parse_args(argv)
-    if args.games < 12 or args.rollouts < 1:
-        print("error: --games must be at least 12 and --rollouts at least 1", file=sys.stderr)
+    if args.games < 12:  # (--rollouts: at least 1, as common.count reads it)
+        print("error: --games must be at least 12 (whole rotations at each table)", file=sys.stderr)
         return 2
     args.out = common.output_file(args.out, writer="train_sage", force=args.force)
     start = time.perf_counter()
