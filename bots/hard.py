@@ -34,7 +34,7 @@ from barbaron.bots.common import coins, lazy_njit, pick, upgradable
 from barbaron import odds, params
 from barbaron import rules as R
 from barbaron.registry import register
-from barbaron.strategy import BatchView, Strategy, constructor_arguments
+from barbaron.strategy import BatchView, Strategy
 
 
 @register("hard")
@@ -59,10 +59,6 @@ class Hard(Strategy):
         self.rival = params.number("rival", rival, low=0)
         self.margin = params.number("margin", margin)
         self.shortfall = params.number("shortfall", shortfall, low=0)
-
-    def _shortfall_weight(self) -> float:
-        """The shortfall weight, 0 for a subclass whose constructor does not take it."""
-        return self.shortfall if "shortfall" in (constructor_arguments(self) or {}) else 0.0
 
     def expected_shortfall(
         self, view: BatchView, games: np.ndarray, left: np.ndarray
@@ -137,7 +133,7 @@ class Hard(Strategy):
                 if not last.all():
                     answer[~last] = self.takeover(view, games[~last], bars[~last])
                 return answer
-        shortfall = self._shortfall_weight() if view.turns_left(view.seat) else 0.0
+        shortfall = self.shortfall if view.turns_left(view.seat) else 0.0
         buffer = self._own_buffer(view, games)
         if buffer is not None:
             score = _takeover_scores(

@@ -27,4 +27,5 @@ class Shark(Hard):
     def __init__(
         self, risk: float = 0.0, reserve: int = 0, rival: float = 2.0, margin: float = -150.0
     ) -> None:
-        super().__init__(risk=risk, reserve=reserve, rival=rival, margin=margin)
+        # Hard's shortfall price came after Shark's search: Shark keeps playing without it
+        super().__init__(risk=risk, reserve=reserve, rival=rival, margin=margin, shortfall=0.0)

@@ -135,6 +135,30 @@ def test_the_scalar_adapter_plays_the_same_games_as_the_vector_form(scalar, vect
         assert np.array_equal(getattr(a.state, field), getattr(b.state, field)), field
 
 
+class HardWithANote(Hard):
+    """A plugin's subclass with a constructor of its own that leaves Hard's parameters be."""
+
+    def __init__(self, note: str = "mine") -> None:
+        super().__init__()
+        self.note = note
+
+
+def test_a_subclass_of_hard_plays_as_hard_with_hards_defaults():
+    """Its shortfall price included: it was dropped for any subclass whose constructor did not
+    take ``shortfall`` (experiments/train_sage.py's labeller played without it). Shark keeps
+    playing without the price, as it did before Hard had one."""
+    games = np.arange(2000)
+
+    def play(first):
+        lineup = [make_bot(first) if isinstance(first, str) else first, make_bot("greedy")] * 2
+        return play_batch(Rules(), lineup, 9, games).state.coins
+
+    hard = play("hard")
+    assert np.array_equal(play(HardWithANote()), hard)
+    assert not np.array_equal(play("hard:shortfall=0"), hard)  # the price decides games here
+    assert np.array_equal(play("shark"), play("hard:rival=2,shortfall=0"))
+
+
 def test_a_cushion_counts_in_steps_of_five_coins():
     """Every coin amount is a multiple of 5, so the cushion the preset's tune found, 879
     (results/homie_ladder/tune.json), plays exactly as Normal's registered default, 880."""

@@ -1,12 +1,15 @@
 """Single rules of the reference engine, each on a tiny scripted game."""
 
+import json
+
+import numpy as np
 import pytest
 from barbaron.bots.threshold import ThresholdBot
 
 from barbaron import rules as R
 from barbaron.reference import Game, IllegalDecision
 from barbaron.rules import Rules
-from barbaron.scenario import ScriptedChance
+from barbaron.scenario import ScriptedChance, load_scenario, play_scenario, play_scenarios_batch
 from barbaron.strategy import ScalarStrategy
 
 
@@ -157,3 +160,22 @@ def test_strategies_are_not_asked_about_what_they_cannot_afford():
 def test_shared_crown():
     game, outcome, _ = play([(2, 3), (2, 3)], bots=(NEVER, NEVER), seat_bonus=0)
     assert outcome.winners == (0, 1)
+
+
+def test_the_fifteenth_card_comes_from_the_second_shuffle_on_both_engines(tmp_path):
+    """R17: after 14 draws the deck is shuffled again; a scripted deck's second block of 14
+    is that shuffle. The conformance files never draw past 14 (found by a rules audit)."""
+    rng = np.random.default_rng(17)
+    deck = [R.CARDS[c] for _ in range(4) for c in rng.permutation(R.N_CARDS)]
+    dice = [tuple(int(d) for d in pair) for pair in rng.integers(1, 7, size=(200, 2))]
+    path = tmp_path / "reshuffle.json"
+    never = {"buy": None, "takeover": None, "upgrade": None}
+    path.write_text(
+        json.dumps({"rules": {"rounds": 40}, "policies": [never] * 4, "dice": dice, "deck": deck})
+    )
+    scenario = load_scenario(path)
+    outcome, events = play_scenario(scenario)
+    drawn = [e.text.split(": ", 1)[1] for e in events if e.kind == "card"]
+    assert len(drawn) > R.N_CARDS, len(drawn)
+    assert drawn == [R.CARD_TITLES[R.CARD_INDEX[c]] for c in deck[: len(drawn)]]
+    assert play_scenarios_batch([scenario])[0] == outcome.to_dict()
