@@ -337,6 +337,12 @@ class Totals:
             SHARE_SCALE * self.rotations,
         )
 
+    def _share_span(self, copies: int) -> Span:
+        """What the mean share of a bot's ``copies`` can be in a deal: one game at most, and
+        exactly 1/copies where its copies fill the table (one of them always wins)."""
+        share = 1 / copies
+        return Span(share if copies == self.arm.rules.players else 0.0, share, self.rotations)
+
     def summary(self) -> dict:
         """Per bot and per seat: games, win share with 95% interval, mean worth; seat balance."""
         r, players = self.rotations, self.arm.rules.players
@@ -349,7 +355,7 @@ class Totals:
                 int(self.bot_share_sq[b]),
                 self.deals,
                 SHARE_SCALE * r * int(copies[b]),
-                Span(0.0, 1 / int(copies[b]), r),  # (its copies' mean: one game at most)
+                self._share_span(int(copies[b])),
             )
             seats_played = games * int(copies[b])
             mine = self.member[b].astype(bool)

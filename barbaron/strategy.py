@@ -22,6 +22,7 @@ the random streams in ``barbaron.streams``, both imported where first used.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import numbers
 from collections.abc import Callable
@@ -198,15 +199,17 @@ class BatchView:
 
     def bar_value(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) value (R10) of ``bars[i]`` in game ``games[i]``."""
-        return R.VALUE_TABLE[bars, self.level[games, bars]]
+        rows, bars = self._rows(games), self._bars(bars)
+        return R.VALUE_TABLE[bars, self.level[rows, bars]]
 
     def takeover_cost(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) what taking over ``bars[i]`` costs now (R15)."""
-        return R.TAKEOVER_TABLE[bars, self.level[games, bars]]
+        rows, bars = self._rows(games), self._bars(bars)
+        return R.TAKEOVER_TABLE[bars, self.level[rows, bars]]
 
     def landing_probabilities(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k, 16) exact odds of ``seat``'s next turn ending on each space (dice and cards)."""
-        return odds.TURN[self.position[games, seat]]
+        return odds.TURN[self.position[self._rows(games), self._seat(seat)]]
 
     def expected_bar_visits(
         self, games: np.ndarray, seat: int, turns: int | None = None
@@ -214,7 +217,8 @@ class BatchView:
         """(k, 12) expected visits of ``seat`` to each bar in its next ``turns`` rolls
         (default: all it has left, ``turns_left(seat)``)."""
         turns = self.turns_left(seat) if turns is None else turns
-        return odds.EXPECTED_BAR_VISITS[min(turns, odds.MAX_TURNS), self.position[games, seat]]
+        position = self.position[self._rows(games), self._seat(seat)]
+        return odds.EXPECTED_BAR_VISITS[min(turns, odds.MAX_TURNS), position]
 
     def visits_by_others(self, games: np.ndarray, seat: int | np.ndarray) -> np.ndarray:
         """(k, 12) expected visits to each bar from every seat but ``seat`` (one per game, or
@@ -256,6 +260,18 @@ class BatchView:
             )
         return np.ascontiguousarray(given, dtype=np.int64)
 
+    def _bars(self, bars: np.ndarray) -> np.ndarray:
+        """``bars`` as int64 bar indices (R2), checked (a -1 would read the last bar)."""
+        given = np.asarray(bars)
+        if given.size == 0:
+            return given.astype(np.int64)
+        if given.dtype.kind not in "iu":
+            raise TypeError(f"bars must be bar indices (integers 0..11), got {given.dtype}")
+        if not (0 <= given.min() and given.max() < R.N_BARS):
+            bad = given[(given < 0) | (given >= R.N_BARS)].flat[0]
+            raise IndexError(f"bars holds {bad}, not a bar (bars are 0..{R.N_BARS - 1}, R2)")
+        return given.astype(np.int64, copy=False)
+
     def _seat(self, seat: int | np.ndarray) -> np.ndarray:
         """``seat`` (one, or one per row) as int64, checked to be a seat of this table."""
         seats = np.asarray(seat)
@@ -275,8 +291,12 @@ class BatchView:
         from barbaron import streams, view_kernels
 
         n = streams.bot_draw(self.slot, self.decision, draw)
-        return view_kernels.uniforms(self.seed, self.game[games], streams.BOTS + self.seat, n)
+        deals = self.game[self._rows(games)]
+        return view_kernels.uniforms(self.seed, deals, streams.BOTS + self.seat, n)
 
+
+_DEFAULT_FACTORY = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", object())  # its signature's
+# default for a field with a default_factory
 
 SPEC_ATTRIBUTE = "_barbaron_spec"  # the spec a bot was built from (registry.make_bot sets it)
 ARGUMENTS_ATTRIBUTE = "_barbaron_arguments"  # its constructor's arguments (Strategy.__new__ sets
@@ -411,6 +431,8 @@ class Strategy:
                 p.name: bound.arguments[p.name]
                 for p in constructor_parameters(cls)
                 if p.name in bound.arguments
+                # a dataclass field's default_factory: made by __init__, so left out (QA)
+                and bound.arguments[p.name] is not _DEFAULT_FACTORY
             }
         object.__setattr__(self, ARGUMENTS_ATTRIBUTE, arguments)  # (a frozen dataclass too, QA)
         if not any("params" in vars(k) for k in cls.__mro__):  # (a class's own params stays:

@@ -535,6 +535,13 @@ def test_share_intervals_stay_within_the_shares_possible():
     assert any(low == 0 or high == 1 for _, (low, high) in intervals)  # it was past them
 
 
+@pytest.mark.parametrize("bots", [["greedy", "greedy"], ["hard"] * 4])
+def test_a_bot_in_every_seat_has_its_share_exactly(bots):
+    """One of its copies always wins: 1/k with no width (it was [0.20, 0.25] for 4 Hard, QA)."""
+    (row,) = api.play(bots, games=20, seed=1).summary["bots"]
+    assert row["win_share"] == row["win_share_ci"][0] == row["win_share_ci"][1] == 1 / len(bots)
+
+
 def test_default_game_counts_are_whole_deals_for_a_table_of_three():
     """20,000 games are no whole number of deals of three rotations: every command's default
     played 19,998 or refused, depending on the command (found by QA); now all round down."""

@@ -193,35 +193,48 @@ def view_of(state, rules, seat=0, round_=1):
 
 
 @pytest.mark.parametrize(
-    "method, seat",
+    "method, extra",
     [
-        ("tabs", False),
-        ("tab_gain_of_upgrade", False),
-        ("district_holdings", True),
-        ("visits_by_others", True),
-        ("worst_tab_next_roll", True),
+        ("tabs", None),
+        ("tab_gain_of_upgrade", None),
+        ("uniform", None),
+        ("cards_seen", None),
+        ("district_holdings", "seat"),
+        ("visits_by_others", "seat"),
+        ("worst_tab_next_roll", "seat"),
+        ("landing_probabilities", "seat"),
+        ("expected_bar_visits", "seat"),
+        ("bar_value", "bars"),
+        ("takeover_cost", "bars"),
     ],
 )
-def test_the_compiled_helpers_refuse_rows_and_seats_not_of_the_batch(method, seat):
-    """They check no index themselves: a deal number where a row belongs read memory beyond
-    the arrays (garbage answers, or a crash without a word: QA). Now it is an IndexError, which
-    the run reports in one line naming the bot."""
+def test_the_views_helpers_refuse_rows_seats_and_bars_not_of_the_batch(method, extra):
+    """The compiled ones check no index themselves: a deal number where a row belongs read
+    memory beyond the arrays (garbage answers, or a crash without a word: QA); the numpy ones
+    read another game's row for a -1 (QA). Now it is an IndexError, which the run reports in
+    one line naming the bot."""
     rules = Rules(players=3)
     view = view_of(BatchState.start(rules, np.arange(10)), rules)
 
-    def call(rows, seat_asked=0):
-        return getattr(view, method)(rows, *((seat_asked,) if seat else ()))
+    def call(rows, seat=0, bar=0):
+        arguments = {"seat": (seat,), "bars": (np.full(len(rows), bar),), None: ()}[extra]
+        return getattr(view, method)(rows, *arguments)
 
     assert len(call([0, 9])) == 2 and len(call([])) == 0  # lists of rows are fine
     for rows in (np.array([3, 10]), np.array([-1]), np.array([10**7])):
         with pytest.raises(IndexError, match="not a row of this batch of 10"):
             call(rows)
-    with pytest.raises(TypeError, match="row indices"):
-        call(np.array([0.0]))
-    if seat:
+    for rows in (np.array([0.0]), np.ones(10, dtype=bool)):  # a mask is not rows
+        with pytest.raises(TypeError, match="row indices"):
+            call(rows)
+    if extra == "seat":
         for bad in (3, -1):
             with pytest.raises(IndexError, match="seat must be 0..2"):
-                call(np.arange(2), bad)
+                call(np.arange(2), seat=bad)
+    if extra == "bars":
+        for bad in (12, -1):
+            with pytest.raises(IndexError, match=f"bars holds {bad}, not a bar"):
+                call(np.arange(2), bar=bad)
 
 
 @pytest.mark.parametrize("spec", ["hard", "shark", "homie:skill=1"])

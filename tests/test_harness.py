@@ -1,6 +1,7 @@
 """The tournament harness: statistics against independent computations, determinism across
 workers, batch sizes and backends, resume, results folders, and bad input."""
 
+import dataclasses
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from barbaron.results import RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
 from barbaron.stats import Z95, estimate, even_point, hotelling_sf, seat_balance, zero_crossing
+from barbaron.strategy import Strategy
 
 LINEUP = ["hard", "normal", "normal", "easy"]
 
@@ -379,6 +381,20 @@ def test_a_frozen_dataclass_or_a_params_property_builds(tmp_path, capsys):
     argv = ["play", "--bots", prop, f"{prop}:cushion=900", "--games", 40, "--quiet"]
     status, printed, _ = run(capsys, *argv, "--out", tmp_path / "two")
     assert status == 0 and "same bot" not in printed
+
+
+def test_a_dataclass_fields_default_factory_is_not_an_argument():
+    """Its signature's default is dataclasses' sentinel: params and repr showed '<factory>'
+    (QA). The field is left out; its spec builds the same bot."""
+
+    @dataclasses.dataclass(repr=False)
+    class Cushions(Strategy):
+        cushions: list = dataclasses.field(default_factory=lambda: [100, 200])
+        extra: int = 3
+
+    bot = Cushions()
+    assert bot.params == {"extra": 3} and repr(bot) == "Cushions:extra=3"
+    assert Cushions(cushions=[5]).params == {"cushions": [5], "extra": 3}
 
 
 def test_tune_starts_from_a_plugin_class_of_its_own_as_given(tmp_path, capsys):
