@@ -404,12 +404,29 @@ def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) ->
         view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
     )
     if bad >= 0:
+        bar, row = int(choice[bad]), int(games[bad])
         raise IllegalDecision(
-            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar {int(choice[bad])}, "
-            "which it may not: not its own, at Draught Tap, or unaffordable",
-            game=int(view.game[games[bad]]),
+            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar {bar}, "
+            + why_not_upgrade(view, row, bar),
+            game=int(view.game[row]),
         )
     return choice
+
+
+def why_not_upgrade(view: BatchView, row: int, bar: int) -> str:
+    """Why the deciding seat may not upgrade ``bar`` in row ``row`` (R16), as the end of a
+    sentence about its choice."""
+    seat = view.seat
+    if not 0 <= bar < R.N_BARS:
+        return "which is not a bar (0-11, or -1 for none)"
+    owner, level = int(view.owner[row, bar]), int(view.level[row, bar])
+    coins, cost = int(view.coins[row, seat]), int(R.UPGRADE_COST_TABLE[bar])
+    if owner != seat:
+        whose = "free" if owner < 0 else f"owned by seat {owner}"
+        return f"which seat {seat} may not upgrade: it is {whose}"
+    if level >= R.MAX_LEVEL:
+        return f"which seat {seat} may not upgrade: it is at Draught Tap already"
+    return f"which seat {seat} may not upgrade: it costs {cost} and the seat has {coins}"
 
 
 # --- kernels -------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from barbaron.errors import RunFailed
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, Span, estimate, seat_balance
-from barbaron.strategy import Strategy
+from barbaron.strategy import IllegalDecision, Strategy
 
 SHARE_SCALE = 12  # win shares 1, 1/2, 1/3, 1/4 times 12 are whole numbers (R19)
 FIXED = 1 << 32  # fixed-point scale for worth shares, so that their sums are exact integers
@@ -226,7 +226,10 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
         for r in range(rotations):
             order = rotated(arm.bots, r)
             seat_bot[r] = order
-            out = play_batch(arm.rules, [lineup[i] for i in order], job.seed, deals)
+            try:
+                out = play_batch(arm.rules, [lineup[i] for i in order], job.seed, deals)
+            except IllegalDecision as e:
+                raise _in_the_games_numbers(e, rotations, r, arm, len(job.arms)) from None
             win = out.winners
             shares12[r] = np.where(win, SHARE_SCALE // win.sum(axis=1, keepdims=True), 0)
             worth[r] = out.worth
@@ -270,6 +273,21 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
             )
         )
     return UnitResult(unit, deals, rows, tallies, time.perf_counter() - start)
+
+
+def _in_the_games_numbers(
+    error: IllegalDecision, rotations: int, rotation: int, arm: Arm, arms: int
+) -> IllegalDecision:
+    """``error`` naming its game as games.parquet does (the engine knows only the deal)."""
+    if error.game is None:
+        return error
+    game = error.game * rotations + rotation
+    where = f"deal {error.game}, rotation {rotation}: game {game} of games.parquet"
+    if arms > 1:
+        where += f", lineup {' '.join(arm.bots)}"
+    named = IllegalDecision(f"{error.message} ({where})")
+    named.game = error.game
+    return named
 
 
 class Totals:

@@ -351,20 +351,9 @@ def _illegal_upgrade(view, games: np.ndarray, choice: np.ndarray) -> tuple[int, 
         & (view.coins[games, seat] >= R.UPGRADE_COST_TABLE[bar])
     )
     for i in np.flatnonzero(~ok)[:1]:
-        bar, g = int(b[i]), int(games[i])
-        if not 0 <= bar < R.N_BARS:
-            return int(i), "which is not a bar (0-11, or -1 for none)"
-        owner, level = int(view.owner[g, bar]), int(view.level[g, bar])
-        coins, cost = int(view.coins[g, seat]), int(R.UPGRADE_COST_TABLE[bar])
-        if owner != seat:
-            whose = "free" if owner < 0 else f"owned by seat {owner}"
-            return int(i), f"which seat {seat} may not upgrade: it is {whose}"
-        if level >= R.MAX_LEVEL:
-            return int(i), f"which seat {seat} may not upgrade: it is at Draught Tap already"
-        if coins < cost:
-            return int(i), (
-                f"which seat {seat} may not upgrade: it costs {cost} and the seat has {coins}"
-            )
+        from barbaron.batch import why_not_upgrade
+
+        return int(i), why_not_upgrade(view, int(games[i]), int(b[i]))
     return None
 
 

@@ -5,6 +5,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -381,6 +382,27 @@ def test_a_frozen_dataclass_or_a_params_property_builds(tmp_path, capsys):
     argv = ["play", "--bots", prop, f"{prop}:cushion=900", "--games", 40, "--quiet"]
     status, printed, _ = run(capsys, *argv, "--out", tmp_path / "two")
     assert status == 0 and "same bot" not in printed
+
+
+def test_an_illegal_decision_names_its_game_as_games_parquet_does(tmp_path, capsys):
+    """The engine knows the deal only: "game 3" was deal 3, game 6 or 7 of the file (QA)."""
+    plugin = tmp_path / "bad.py"
+    plugin.write_text(
+        "import numpy as np\n"
+        "from barbaron.strategy import Strategy\n"
+        "class RivalsBarInDeal3(Strategy):\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return np.ones(games.size, dtype=bool)\n"
+        "    def upgrade(self, view, games):\n"
+        "        rival = (view.owner[games] >= 0) & (view.owner[games] != view.seat)\n"
+        "        bad = (view.game[games] == 3) & rival.any(axis=1)\n"
+        "        return np.where(bad, rival.argmax(axis=1), -1)\n"
+    )
+    argv = ["play", "--bots", f"{plugin}:RivalsBarInDeal3", "greedy", "--games", 20]
+    status, _, err = run(capsys, *argv, "--quiet", "--out", tmp_path / "bad")
+    found = re.search(r"\(deal 3, rotation (\d): game (\d+) of games.parquet\)", err)
+    assert status == 1 and found, err
+    assert int(found[2]) == 3 * 2 + int(found[1])
 
 
 def test_a_dataclass_fields_default_factory_is_not_an_argument():
