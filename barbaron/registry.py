@@ -278,6 +278,11 @@ def _registered_class(spec: str, name: str) -> type:
         import difflib
 
         known = known_names()
+        if not name:
+            raise BotSpecError(
+                f"bot {spec!r} has no name before its ':' (a bot is NAME, NAME:key=value,... "
+                "or FILE.py:ClassName)"
+            )
         same_letters = [k for k in known if k.lower() == name.lower()]  # (HARD: hard)
         close = same_letters or difflib.get_close_matches(name, known, n=1)
         if close:

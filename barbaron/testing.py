@@ -482,16 +482,19 @@ def _builds(spec: str, cls: type) -> bool:
         return False
 
 
-def _build(spec: str) -> Strategy:
-    """``make_bot(spec)``; any failure other than a bad spec is reported as one too."""
+def _build(spec: str, role: str = "") -> Strategy:
+    """``make_bot(spec)``; any failure other than a bad spec is reported as one too, its
+    message starting with ``role`` (which bot of the check it is)."""
     from barbaron.registry import BotSpecError, make_bot
 
     try:
         return make_bot(spec)
-    except BotSpecError:
-        raise
+    except BotSpecError as e:
+        if not role:
+            raise
+        raise BotSpecError(f"{role}{e}") from None
     except Exception as e:  # the bot's constructor failed in a way make_bot does not expect
-        raise BotSpecError(f"bot {spec!r}: building it raised {_one_line(e)}") from None
+        raise BotSpecError(f"{role}bot {spec!r}: building it raised {_one_line(e)}") from None
 
 
 def _play(
@@ -1053,7 +1056,7 @@ def check_strategy(
             # inside the watch: a plugin's imports bind the watched functions
             label, make, importable = _subject(spec)
             bot = make()
-            twin_bot = _build(twin) if twin is not None else None
+            twin_bot = _build(twin, "the twin (--twin): ") if twin is not None else None
             companions = {c: _build(c) for c in COMPANIONS}
             say(
                 f"checking X = {label}{f' (twin {twin})' if twin else ''}: {games:,} games, "

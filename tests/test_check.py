@@ -310,3 +310,5 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv):
     assert status == 2
     assert out == ""
     assert err.startswith("error: ") and err.count("\n") == 1
+    if "--twin" in argv:  # it says which bot of the check it is (QA)
+        assert err.startswith("error: the twin (--twin): unknown bot 'no-such-bot'"), err

@@ -153,6 +153,8 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("treshold:buy=3")
     with pytest.raises(BotSpecError, match=r"^unknown bot 'HARD' \(did you mean 'hard'\?\)$"):
         make_bot("HARD")  # (difflib told nothing for another case: QA)
+    with pytest.raises(BotSpecError, match=r"^bot ':hard' has no name before its ':' "):
+        make_bot(":hard")  # (it suggested ':Hard')
     with pytest.raises(BotSpecError) as error:
         make_bot("nobot")
     known = (
