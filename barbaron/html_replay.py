@@ -331,6 +331,12 @@ function drawBoard(f) {
       label.length > 26 ? label.slice(0, 25) + "\u2026" : label);
   });
 }
+function coinsLabel(v) {  // short enough for the axis at any coins: 950, 12k, 1.05M
+  const a = Math.abs(v);
+  if (a >= 1e6) return (v / 1e6).toFixed(a >= 1e8 ? 0 : 2) + "M";
+  if (a >= 1e4) return Math.round(v / 1e3) + "k";
+  return String(Math.round(v));
+}
 function lineChart(svg, series, ymin, ymax, current, fmt) {
   svg.innerHTML = "";
   const W = +svg.getAttribute("width"), H = +svg.getAttribute("height");
@@ -387,8 +393,7 @@ function show(i) {
     series.push({colour: D.colours[p], values: F.map((g) => g.coins[p])});
     series.push({colour: D.colours[p], dash: "5,4", values: F.map((g) => g.worth[p])});
   });
-  lineChart(document.getElementById("moneychart"), series, mmin, mmax, cur,
-    (v) => String(Math.round(v)));
+  lineChart(document.getElementById("moneychart"), series, mmin, mmax, cur, coinsLabel);
   document.body.setAttribute("data-frame", String(cur));
   if (location.hash !== "#turn=" + cur && location.protocol !== "file:")
     history.replaceState(null, "", "#turn=" + cur);

@@ -127,6 +127,20 @@ def test_an_infinite_elo_reads_back_from_summary_json_as_infinite():
     assert "Elo of NEW over BASE: +inf, 95% interval [+511.5, +inf]" in tables(again)
 
 
+def test_a_difference_of_nothing_prints_without_a_minus_sign():
+    """A bot against itself printed "[-0.0, +0.0]" (QA): a value that rounds to 0 is 0."""
+    from barbaron.commands.compare import tables
+
+    summary = api.compare("hard", "hard", max_games=80, **COMMON).summary
+    summary["difference"] |= {
+        "win_share": -0.0,
+        "win_share_ci": [-1e-6, 1e-6],
+    }  # as at 40,000 games
+    out = tables(summary)
+    assert "Elo of NEW over BASE: +0.0, 95% interval [+0.0, +0.0]" in out, out
+    assert "difference NEW - BASE: +0.0000, 95% interval [0.0000, 0.0000]" in out, out
+
+
 def test_results_show_every_arm_and_compare_equal_across_runs():
     """CompareResult.bots held NEW's arm only, where summary.csv has both; two identical runs
     compared unequal by their seconds (library QA)."""

@@ -272,3 +272,19 @@ def test_a_game_is_saved_where_the_file_system_has_no_hard_links(tmp_path, capsy
     assert status == 0 and f"saved to {saved}" in out, err
     assert "easy" in json.loads(saved.read_text())["bots"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["duel.json"]  # no temporary left
+
+
+def test_the_printed_replay_command_pastes_with_a_space_in_the_path(tmp_path, capsys, monkeypatch):
+    """It was printed unquoted: pasted, 'dir ü/g.json' was two arguments (QA)."""
+    import shlex
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    saved = tmp_path / "dir ü" / "g.json"
+    saved.parent.mkdir()
+    argv = ["duel", "--homies", "easy", "--seed", "3", "--rounds", "1", "--save", str(saved)]
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    command = shlex.split(out.rsplit("retell it with: ", 1)[1].splitlines()[0])
+    assert command[:3] == ["barbaron", "replay", "--log"]
+    status, log, err = run(capsys, *command[1:])
+    assert status == 0 and "the Bar Baron with" in log, err

@@ -196,6 +196,23 @@ def test_seat_env_plays_the_games_of_barbaron_play(tmp_path):
         assert info["worth"][row.seat] == row.worth and reward == row.win_share
 
 
+def test_a_lineup_of_one_bot_is_played_unrotated_and_seat_0_env_has_its_games(tmp_path):
+    """``play`` deals such a lineup's games once: its game g is deal g, not g // players (QA);
+    the README sends such an agent to ``seat=0``."""
+    from barbaron import api
+
+    api.play(["normal"] * 3, games=6, seed=SEED, out=tmp_path / "run", workers=1, progress=False)
+    games = pd.read_parquet(tmp_path / "run" / "games.parquet")
+    assert (games.game == games.deal).all()
+    bot, env = make_bot("normal"), SeatEnv(["normal"] * 2, seat=0)
+    for row in games[games.seat == 0].itertuples():
+        env.reset(seed=SEED, options={"game": row.game})
+        done = False
+        while not done:
+            _, reward, done, _, info = env.step(env.actions_of(bot))
+        assert info["worth"][0] == row.worth and reward == row.win_share
+
+
 def test_seat_env_reset_without_seed_deals_the_next_game_reproducibly():
     env = SeatEnv()
 

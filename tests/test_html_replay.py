@@ -123,20 +123,39 @@ def find_browser():
     return None
 
 
-def test_in_a_real_browser_the_last_turn_shows_the_engines_worths(seeded_page, tmp_path):
+def browser_dom(path, profile):
+    """The page's DOM at its last turn, as a headless browser's script leaves it."""
     browser = find_browser()
     if browser is None:
         pytest.skip("no headless browser: install Debian's 'chromium' package to run this test")
-    path, _ = seeded_page
-    dom = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path}",
+    return subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
          "--dump-dom", f"{path.as_uri()}#turn=last"],
         capture_output=True, text=True, timeout=50,
     ).stdout  # fmt: skip
+
+
+def test_in_a_real_browser_the_last_turn_shows_the_engines_worths(seeded_page, tmp_path):
+    path, _ = seeded_page
+    dom = browser_dom(path, tmp_path)
     shown = dict(re.findall(r'id="worth-(\d)"[^>]*>(-?\d+)<', dom))
     assert shown, "the page's script did not fill the players' table"
     assert [int(shown[str(s)]) for s in range(len(BOTS))] == engine_worth()
     assert 'data-frame="40"' in dom  # the script stepped to the last turn
+
+
+def test_in_a_real_browser_the_coins_axis_fits_a_million(tmp_path, capsys):
+    """Its labels were whole numbers: 1050299 ran off the chart's left edge (QA)."""
+    page = tmp_path / "rich.html"
+    argv = ["replay", "--seed", "1", "--game", "0", "--bots", "hard", "normal", "easy"]
+    argv += ["--seat-coins", "0,5,1000000", "--html", str(page)]
+    assert run(capsys, *argv)[0] == 0
+    dom = browser_dom(page, tmp_path / "profile")
+    chart = re.search(r'<svg id="moneychart".*?</svg>', dom, re.S)
+    assert chart, "the page's script drew no coins chart"
+    labels = re.findall(r'text-anchor="end"[^>]*>([^<]+)<', chart.group(0))
+    assert any(label.endswith("M") for label in labels), labels
+    assert all(len(label) <= 6 for label in labels if label[0].isdigit()), labels
 
 
 @pytest.mark.parametrize(

@@ -165,10 +165,21 @@ def run_options(args: argparse.Namespace) -> dict:
 
 
 # --- tables ----------------------------------------------------------------------------------
-def interval(ci: list[float | None]) -> str:
-    """``[low, high]`` with four decimals."""
+def fixed(x: float, digits: int = 4, sign: bool = False) -> str:
+    """``x`` with ``digits`` decimals (and its sign, with ``sign``); one that rounds to zero is
+    0, never -0 (-0.0 read as a loss of a hair); +inf, -inf and nan as such."""
+    if not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("+inf" if x > 0 else "-inf")
+    text = f"{x:+.{digits}f}"
+    if float(text) == 0 or not sign and text[0] == "+":
+        text = text[1:]
+    return f"+{text}" if sign and text[0] not in "+-" else text
+
+
+def interval(ci: list[float | None], digits: int = 4, sign: bool = False) -> str:
+    """``[low, high]`` with four decimals (or ``digits``, signed with ``sign``)."""
     low, high = map(read_number, ci)
-    return f"[{low:.4f}, {high:.4f}]"
+    return f"[{fixed(low, digits, sign)}, {fixed(high, digits, sign)}]"
 
 
 def plus_minus(mean: float, ci: list[float | None]) -> str:

@@ -13,6 +13,7 @@ from barbaron.commands._shared import (
     add_field_options,
     add_rules_options,
     add_run_options,
+    fixed,
     interval,
     print_done,
     rules_line,
@@ -74,7 +75,7 @@ def tables(summary: dict) -> str:
         )
     diff = summary["difference"]
     lines.append(
-        f"difference NEW - BASE: {read_number(diff['win_share']):+.4f}, 95% interval "
+        f"difference NEW - BASE: {fixed(read_number(diff['win_share']), sign=True)}, 95% interval "
         f"{interval(diff['win_share_ci'])} (paired over {diff['deals']:,} deals, field: "
         f"{', '.join(summary['field'])})"
     )
@@ -85,7 +86,8 @@ def tables(summary: dict) -> str:
             difference_elo(read_number(x)) for x in (diff["win_share"], *diff["win_share_ci"])
         )
         lines.append(
-            f"Elo of NEW over BASE: {elo:+.1f}, 95% interval [{low:+.1f}, {high:+.1f}] (of the "
+            f"Elo of NEW over BASE: {fixed(elo, 1, sign=True)}, 95% interval "
+            f"{interval([low, high], 1, sign=True)} (of the "
             "score 1/2 + difference / 2, the SPRT's scale; not the tournament's ratings)"
         )
     sprt = summary.get("sprt")

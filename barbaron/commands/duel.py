@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         saved = write_text(args.save, json.dumps(result.scenario()) + "\n", replace=args.force)
         if saved != args.save:
             print(f"{args.save} appeared during the game and is kept (no --force)")
-        print(f"saved to {saved}: 'barbaron replay --log {saved}' retells it")
+        import shlex
+
+        print(f"saved to {saved}; retell it with: barbaron replay --log {shlex.quote(str(saved))}")
     sys.stdout.flush()
     return 0

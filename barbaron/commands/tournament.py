@@ -18,6 +18,8 @@ from barbaron.commands._shared import (
     Once,
     add_rules_options,
     add_run_options,
+    fixed,
+    interval,
     print_done,
     rules_line,
     run_options,
@@ -58,12 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_options(parser)
 
 
-def _signed(x: float) -> str:
-    if math.isnan(x):
-        return "nan"
-    return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
-
-
 def _rating(row: dict) -> float:
     """A bot's rating; summary.json holds an infinite one as null: a bot that never won is
     at -inf, one that always won at +inf."""
@@ -82,7 +78,8 @@ def _contrast(record: dict, weights: tuple[int, ...], by_bot: dict[str, float]) 
         else read_number(record["value"])
     )
     low, high = map(read_number, record["ci"])
-    return _signed(value), f"[{_signed(low)}, {_signed(high)}]" if math.isfinite(low) else "-"
+    bounds = interval([low, high], 1, sign=True) if math.isfinite(low) else "-"
+    return fixed(value, 1, sign=True), bounds
 
 
 def tables(summary: dict) -> str:
@@ -101,9 +98,9 @@ def tables(summary: dict) -> str:
             ci = "(anchor)"
         else:
             finite = math.isfinite(read_number(r["rating_se"]))
-            ci = f"[{_signed(low)}, {_signed(high)}]" if finite else "-"
+            ci = interval([low, high], 1, sign=True) if finite else "-"
         lines.append(
-            f"{r['bot']:<{width}} {_signed(_rating(r)):>8} {ci:>18} {r['games']:>12,} "
+            f"{r['bot']:<{width}} {fixed(_rating(r), 1, sign=True):>8} {ci:>18} {r['games']:>12,} "
             f"{r['win_share']:>9.4f}"
         )
     if summary.get("anchor_note"):

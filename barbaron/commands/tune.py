@@ -16,6 +16,7 @@ from barbaron.commands._shared import (
     add_field_options,
     add_rules_options,
     add_run_options,
+    fixed,
     interval,
     print_done,
     rules_line,
@@ -107,7 +108,10 @@ def tables(s: dict) -> str:
         f"games) against {', '.join(s['field'])}"
     )
     diff = c["difference"]
-    change = f"{read_number(diff['win_share']):+.4f}, 95% interval {interval(diff['win_share_ci'])}"
+    change = (
+        f"{fixed(read_number(diff['win_share']), sign=True)}, 95% interval "
+        f"{interval(diff['win_share_ci'])}"
+    )
     if "base" in c:
         lines.append(
             f"as given, {c['base']['bot']}: {read_number(c['base']['win_share']):.4f} on the same "

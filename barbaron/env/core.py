@@ -11,7 +11,8 @@ agents' games wait. Every game's dice, cards and bot draws come from its deal's 
 actions): the same game as ``barbaron play`` and ``barbaron replay`` when the agent answers as a
 bot would. Game numbers are the harness's: with the agent's seat drawn by rotation, game g is
 deal g // players with the agent in seat g % players (game g of ``barbaron play --seed S``, the
-``game`` column of its ``games.parquet``); with a fixed seat, game g is deal g.
+``game`` column of its ``games.parquet``, unless every bot of that lineup is the same: ``play``
+deals those games once, game g = deal g, seat 0); with a fixed seat, game g is deal g.
 
 **Actions** (``Discrete(14)``): 0 = no (do not upgrade; do not buy; do not take over),
 1 = yes (buy, R14, or take over, R15), 2 + b = upgrade bar b (R16).

@@ -60,7 +60,9 @@ class SeatEnv(gymnasium.Env):
 
     ``reset(seed=S, options={"game": G})`` starts game G of a run under seed S (default G = 0):
     with ``seat`` None, game G of ``barbaron play --seed S --bots AGENT OPPONENTS...`` (deal
-    G // players, the agent in seat G % players); with a fixed seat, deal G. Replay it with
+    G // players, the agent in seat G % players; but where AGENT is the same bot as every
+    opponent, ``play`` deals each game once, so its game G is deal G with the agent in seat 0,
+    this env's ``seat=0``); with a fixed seat, deal G. Replay it with
     ``barbaron replay --seed S --game DEAL --bots ...`` (the bots in seat order). ``reset()``
     without a seed starts the next game of the same run. ``info`` holds ``seed``, ``game``,
     ``deal`` and ``seat``. A game in which the agent is never asked anything (possible only
