@@ -483,3 +483,17 @@ def test_a_plugin_file_runs_once_per_process_and_again_once_edited(tmp_path):
     make_bot(f"{plugin}:Counted")
     make_bot(f"{plugin}:Counted")
     assert log.read_text().splitlines() == [*ran, f"{os.getpid()} 2"]
+
+
+def test_every_weights_file_of_the_bots_is_package_data():
+    """A wheel holds only the data files pyproject.toml lists: sage's weights were missing (QA),
+    so an installed (not editable) barbaron could not build sage."""
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["barbaron.bots"]
+    data = sorted(p.name for p in (root / "bots").iterdir() if p.suffix == ".json")
+    assert data and all(any(fnmatch.fnmatch(f, p) for p in patterns) for f in data), data
