@@ -31,13 +31,14 @@ from barbaron.rules import Rules
 from experiments import common
 
 SEED = 20261
-POOL = (  # the policies whose games the model learns from
+POOL = (  # the policies whose games the model learns from, pinned to the settings the shipped
+    # weights were trained with (29 November): the bots' defaults have moved since
     "greedy",
-    "normal",
-    "hard",
-    "shark",
-    "easy",
-    "hard:risk=1.0,reserve=60,rival=1.0,margin=0.0",
+    "normal:cushion=250",  # Normal before its preset (880)
+    "hard:risk=0.0,reserve=0,rival=1.5,margin=-150.0,shortfall=1.0",
+    "shark:risk=0.0,reserve=0,rival=2.0,margin=-150.0",
+    "easy:buy=0.6,upgrade=0.1,takeover=0.05",
+    "hard:risk=1.0,reserve=60,rival=1.0,margin=0.0,shortfall=1.0",
     "threshold:buy=0,takeover=150,upgrade=0",
     "threshold:buy=150,takeover=none,upgrade=150",
     "threshold:buy=0,takeover=0,upgrade=300",
