@@ -217,7 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     common.add_rounds_and_out(parser, "homie_dial")
     common.add_force(parser)
     args = parser.parse_args(argv)
-    games = args.games - args.games % PLAYERS
+    games = args.games
+    if games % PLAYERS:  # (rounded down silently, 3 became 0: "--games ... got 0", QA)
+        parser.error(
+            f"--games {games:,} is not a multiple of the sweep's {PLAYERS} rotations (e.g. "
+            f"{games - games % PLAYERS + PLAYERS:,})"
+        )
     default_out = common.default_out("homie_dial", args.rounds)
     args.out = common.out_folder(args.out or default_out, study="homie_dial", force=args.force)
     folder = args.out / "runs" / "sweep"

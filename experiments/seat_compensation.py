@@ -183,6 +183,7 @@ SOLVES = {
     "skills-4p": 500_000,
     "hard-old-4p": 1_000_000,  # the first edition's open question: flat or shaped at old Hard?
 }
+OTHER_SEARCH = 500_000  # the search's games per lineup for a table solved on request (--solves)
 
 
 def resolved(spec: str) -> str:
@@ -236,7 +237,7 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
 
 def run_solve(table: Table, args: argparse.Namespace) -> dict:
     """Solve one table's per-seat start coins and confirm them (or reuse a finished folder)."""
-    search = whole_rotations(table, args.search_games or SOLVES[table.name])
+    search = whole_rotations(table, args.search_games or SOLVES.get(table.name, OTHER_SEARCH))
     games = whole_rotations(table, args.solve_games)
     return run(
         api.solve_seats,
@@ -411,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         "--search-games",
         type=common.count,
         default=None,
-        help="the solver's games per lineup (default: per table, 1e6 or 5e5; see SOLVES)",
+        help="the solver's games per lineup (default: 1,000,000 for hard-4p, hard-3p, hard-2p "
+        "and hard-old-4p, else 500,000)",
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--workers", type=common.count, default=2)

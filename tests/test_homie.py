@@ -201,3 +201,14 @@ def test_the_dial_study_takes_the_long_night(tmp_path):
     assert summary["rounds"] == 3 and " --rounds 3 --out " in summary["command"]
     sweep = json.loads((out / "runs" / "sweep" / "summary.json").read_text())
     assert {p["arm"]["rules"]["rounds"] for p in sweep["points"]} == {3}
+
+
+def test_the_dial_refuses_a_game_count_its_rotations_cannot_split(tmp_path, capsys):
+    """--games 3 was rounded down to 0 and refused as "got 0" (QA): it names what was given."""
+    with pytest.raises(SystemExit) as ended:
+        homie_dial.main(["--games", "3", "--out", str(tmp_path / "dial")])
+    assert ended.value.code == 2
+    assert "--games 3 is not a multiple of the sweep's 4 rotations (e.g. 4)" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "dial").exists()

@@ -81,6 +81,15 @@ def test_seat_compensation_takes_the_long_night(tmp_path, capsys):
         seat_compensation.main([*argv, "--out", str(tmp_path)])  # 10 rounds now
 
 
+def test_seat_compensation_solves_a_table_of_its_own_choosing(tmp_path, monkeypatch):
+    """--solves named a table without a search size of its own: a KeyError, a traceback (QA)."""
+    monkeypatch.setattr(seat_compensation, "OTHER_SEARCH", 400)  # (500,000 in a real study)
+    argv = ["--tables", "normal-old-2p", "--solves", "normal-old-2p", "--games", "400"]
+    assert seat_compensation.main([*argv, "--workers", "1", "--quiet", "--out", str(tmp_path)]) == 0
+    solved = json.loads((tmp_path / "solved" / "normal-old-2p" / "summary.json").read_text())
+    assert solved["search"]["games"] == 400
+
+
 def test_studies_write_their_tables(tiny_results):
     even = pd.read_csv(tiny_results / "seat_compensation" / "even.csv")
     assert list(even["table"]) == ["normal-old-2p", "mixed-old-2p", "hard-2p"]
