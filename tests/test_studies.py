@@ -208,6 +208,32 @@ def test_notebook_executes(tiny_results, name, monkeypatch):
     assert not errors
 
 
+def shown_text(book) -> list[str]:
+    """Per code cell, the text its outputs show, in order (images, which differ in their bytes,
+    left out; a stream comes in as many pieces as the kernel flushed)."""
+    return [
+        "".join(
+            o.text if o.output_type == "stream" else o.get("data", {}).get("text/plain", "")
+            for o in cell.outputs
+        )
+        for cell in book.cells
+        if cell.cell_type == "code"
+    ]
+
+
+@pytest.mark.parametrize("name", ["seat_compensation", "homie_ladder", "game_rewards"])
+def test_a_notebooks_stored_outputs_are_those_of_the_committed_results(name, monkeypatch):
+    """A notebook showed the old Hard's tables beside results/ of the new (QA): its stored
+    outputs must be what it shows when run on the committed results (rerun it and save)."""
+    monkeypatch.delenv("BARBARON_RESULTS", raising=False)
+    stored = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    fresh = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    NotebookClient(
+        fresh, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
+    assert shown_text(fresh) == shown_text(stored)
+
+
 SCRIPTS = sorted(
     p.stem
     for p in (Path(__file__).resolve().parents[1] / "experiments").glob("*.py")
