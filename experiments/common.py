@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import json
 import math
 import os
@@ -83,6 +84,8 @@ def run(
             line = str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)
             if "nothing was written" in line:  # (of this sub-run: the finished ones are kept)
                 line = f"{line} for {out}; the study's finished sub-runs are kept"
+            if "after the run was complete" in line:  # the sub-run is; the study's tables not
+                line = f"{line}; run the same study command again to write the study's tables"
             raise type(e)(line) from None
         if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
             if done and _matches(old, record):  # and the finished one these: it stands
@@ -225,7 +228,8 @@ def _created(path: Path, option: str) -> Path:
 
 def remove_unused() -> None:
     """Remove the output folders this process created that hold nothing but a study's mark: a
-    study refused for bad input leaves nothing behind (QA: an empty --out folder was left)."""
+    study refused for bad input, or stopped before it kept anything, leaves nothing behind (QA:
+    an empty --out folder was left)."""
     for top in CREATED:
         files = [p for p in top.rglob("*") if not p.is_dir()]
         if all(p.name == STUDY_MARK for p in files):
@@ -300,20 +304,46 @@ def script(main: Callable[[], int]) -> None:
     study = Path(sys.argv[0]).stem
     with running_command(["python", "-m", f"experiments.{study}", *sys.argv[1:]]):
         status = with_one_line_failures(main_saying_what_is_complete)
-    if status == 2:  # bad input: nothing left behind
-        remove_unused()
+    if status != 0:  # bad input, a failure or an interrupt before anything was kept: the
+        remove_unused()  # folders it made and left empty go (QA: a Ctrl-C left one)
     sys.exit(status)
+
+
+class _HelpWithDefaults(argparse.RawDescriptionHelpFormatter):
+    """The script's docstring as written; every option's help ends with its default, unless
+    it states one (an option given no help shows its default alone)."""
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if action.help is None and _has_default(action):
+            action = copy.copy(action)
+            action.help = "(default: %(default)s)"
+        return super()._format_action(action)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        help_text = action.help or ""
+        if "default" in help_text or not _has_default(action):
+            return help_text
+        return f"{help_text} (default: %(default)s)"
+
+
+def _has_default(action: argparse.Action) -> bool:
+    return (
+        bool(action.option_strings)
+        and action.default is not None
+        and action.default is not argparse.SUPPRESS
+        and not isinstance(action.default, bool)
+    )
 
 
 def parser(name: str, description: str) -> argparse.ArgumentParser:
     """The argument parser of the study script ``experiments.<name>``: errors are one line and
-    exit 2, as in barbaron's own commands."""
+    exit 2, as in barbaron's own commands; ``--help`` gives every option's default."""
     from barbaron.cli import OneLineParser
 
     return OneLineParser(
         prog=f"python -m experiments.{name}",
         description=description,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpWithDefaults,
     )
 
 

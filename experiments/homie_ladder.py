@@ -152,6 +152,14 @@ def fewest_games(pool: list[str], gauntlet: str | None = None) -> int:
     return len(tournament_design(len(bots), PLAYERS, where)) * PLAYERS
 
 
+def sub_run_seconds(runs: Path) -> float:
+    """The seconds every sub-run under ``runs`` played, from their manifests."""
+    return sum(
+        json.loads(manifest.read_text()).get("seconds", 0.0)
+        for manifest in sorted(runs.glob("*/manifest.json"))
+    )
+
+
 def check_game_counts(args: argparse.Namespace) -> None:
     """Refuse game counts a stage cannot play before any stage runs (they failed hours in)."""
     needs = [
@@ -807,7 +815,10 @@ def main(argv: list[str] | None = None) -> int:
         "ratings": json.loads(table.to_json(orient="records")),
         "policies": json.loads(grid.to_json(orient="records")),
         "presets": preset,
-        "seconds": round(time.perf_counter() - start, 1),
+        # this run's time: sub-runs reused from an earlier run take none; the games' time is
+        # the sum of the sub-runs' own (each its last session's, from its manifest)
+        "seconds_this_run": round(time.perf_counter() - start, 1),
+        "seconds_of_the_sub_runs": round(sub_run_seconds(args.out / "runs"), 1),
     }
     with common.finishing(args.out):  # every table of this run, written together, or none (Ctrl-C)
         for frame, name in (

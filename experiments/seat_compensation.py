@@ -22,7 +22,8 @@ The tables (``TABLES``), in groups:
   online game's quick matches with mixed human skill.
 
     python -m experiments.seat_compensation            # full size: 1,000,000 games/point
-    python -m experiments.seat_compensation --games 20000 --out /tmp/seats-small
+    python -m experiments.seat_compensation --games 20000 --mc-games 2000 --search-games 20000 \
+        --out /tmp/seats-small                         # small: minutes, not hours
     python -m experiments.seat_compensation --rounds 15 --games 400000 --search-games 400000 \
         --tables hard-4p,hard-3p,hard-2p,skill50-4p,skills-4p,skills-3p,skills-2p \
         --solves hard-4p                               # the Long night house rule, as committed

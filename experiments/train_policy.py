@@ -15,12 +15,13 @@
 
     python -m experiments.train_policy                       # full size (~4 minutes, 1 core)
     python -m experiments.train_policy --generations 3 --games 400 --out /tmp/w.json
-    python -m experiments.train_policy --start zero --out /tmp/w.json \
+    python -m experiments.train_policy --start zero --sigma 0.5 --out /tmp/w.json \
         --results results/policy/from_zero                   # learning from scratch
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -52,20 +53,42 @@ def win_share(env: BatchEnv, weights: np.ndarray, seed: int, games: int, first: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = common.parser("train_policy", __doc__.split("\n\n")[0])
-    parser.add_argument("--generations", type=common.count, default=50)
-    parser.add_argument("--games", type=common.count, default=8000, help="games per candidate")
-    parser.add_argument("--popsize", type=common.population, default=16)
-    parser.add_argument("--sigma", type=common.positive, default=0.2)
-    parser.add_argument("--validate-every", type=common.count, default=5)
-    parser.add_argument("--validation-games", type=common.count, default=20000)
+    parser.add_argument(
+        "--generations", type=common.count, default=50, help="CMA-ES generations to run"
+    )
+    parser.add_argument(
+        "--games", type=common.count, default=8000, help="games per candidate, per generation"
+    )
+    parser.add_argument(
+        "--popsize", type=common.population, default=16, help="candidates per generation"
+    )
+    parser.add_argument(
+        "--sigma", type=common.positive, default=0.2, help="CMA-ES's initial step size"
+    )
+    parser.add_argument(
+        "--validate-every",
+        type=common.count,
+        default=5,
+        help="score CMA-ES's mean on the validation games every this many generations",
+    )
+    parser.add_argument(
+        "--validation-games", type=common.count, default=20000, help="the validation set's size"
+    )
     parser.add_argument(
         "--start",
         choices=("value", "zero"),
         default="value",
         help="start from value's weights, or from all zeros (a policy that never says yes)",
     )
-    parser.add_argument("--out", type=Path, default=ROOT / "bots" / "policy_weights.json")
-    parser.add_argument("--results", type=Path, default=ROOT / "results" / "policy")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "bots" / "policy_weights.json", help="the weights file"
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=ROOT / "results" / "policy",
+        help="the folder of the training curve (CSV, PNG) and the arguments",
+    )
     common.add_force(
         parser,
         "replace an --out file that is not this script's weights file, and "
@@ -123,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(
             f"gen {gen:3d}  {row['seconds']:6.1f}s  population mean {row['pop_mean']:.4f}  "
-            f"best {row['pop_best']:.4f}  validation {row['validation']:.4f}",
+            f"best {row['pop_best']:.4f}"
+            + (f"  validation {row['validation']:.4f}" if not np.isnan(row["validation"]) else ""),
             flush=True,
         )
     policy.save_weights(
@@ -135,6 +159,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"wrote {args.out} (validation win share {best_v:.4f})")
     write_curve(rows, args.results)
+    arguments = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+    given = sys.argv[1:] if argv is None else argv
+    record = {
+        "command": " ".join(["python -m experiments.train_policy", *map(str, given)]),
+        "arguments": arguments,
+        "validation_win_share": best_v,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    common.write_json(args.results / "training.json", record)
+    print(f"wrote {args.results / 'training.json'} (the arguments)")
     return 0
 
 

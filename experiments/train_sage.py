@@ -169,7 +169,11 @@ def train(games: int, rollouts_k: int = ROLLOUTS, seed: int = SEED) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = common.parser("train_sage", __doc__)
     parser.add_argument(
-        "--games", type=common.count, default=24000, help="training games per table share"
+        "--games",
+        type=common.count,
+        default=24000,
+        help="training games per share of a table: greedy at 4 players has two shares, the other "
+        "nine tables one (24,000 plays 264,000 games)",
     )
     parser.add_argument(
         "--rollouts", type=common.count, default=ROLLOUTS, help="rollouts per answer"

@@ -181,8 +181,11 @@ def test_results_in_place_when_ctrl_c_came_keep_their_record(
     """A Ctrl-C as the finished run tidied up left complete results without arguments.json,
     which the study then refused (review): the record is written all the same."""
     out = tmp_path / "run"
-    with pytest.raises(RunInterrupted, match="after the run was complete"):
+    with pytest.raises(RunInterrupted, match="after the run was complete") as stopped:
         play(out, capsys)
+    assert str(stopped.value).endswith(
+        "run the same study command again to write the study's tables"
+    )
     monkeypatch.undo()
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3
     assert "reusing" in play(out, capsys)[1]
@@ -311,6 +314,14 @@ def test_ctrl_c_after_a_studys_tables_are_in_place_says_they_are_complete(tmp_pa
     with pytest.raises(SystemExit):
         common.script(cut_before_its_tables)
     assert capsys.readouterr().err == "error: interrupted\n"
+
+    def cut_before_any_game() -> int:
+        common.out_folder(tmp_path / "new", study="homie_dial")
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as ended:  # the folder it made, holding only its mark, goes
+        common.script(cut_before_any_game)
+    assert ended.value.code == 130 and not (tmp_path / "new").exists()
 
 
 def test_a_study_writes_only_into_its_own_folder_without_force(tmp_path):
