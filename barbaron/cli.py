@@ -103,6 +103,11 @@ def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> i
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
+        from barbaron import end_while_starting, interrupts
+
+        if previous is end_while_starting:  # (quiet while it imported: barbaron/__init__.py)
+            previous = signal.SIG_DFL
+        interrupts.started()  # Ctrl-C raises from here on, and becomes this one line
         return command()
     except SystemExit:  # argparse's --help or its usage error: said already, and no failure
         raise

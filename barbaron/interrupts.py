@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import ParamSpec, TypeVar
+
+from barbaron import end_while_starting
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -122,13 +122,7 @@ def quiet_while_starting() -> None:
     ``KeyboardInterrupt`` raised inside an import would print a traceback)."""
     for s in _SIGNALS:
         if signal.getsignal(s) is not signal.SIG_IGN:
-            signal.signal(s, _end_while_starting)
-
-
-def _end_while_starting(signum: int, frame: object) -> None:
-    sys.stderr.write("error: interrupted\n")
-    sys.stderr.flush()
-    os._exit(130)
+            signal.signal(s, end_while_starting)
 
 
 def started() -> None:
@@ -138,7 +132,7 @@ def started() -> None:
         (signal.SIGINT, signal.default_int_handler),
         (signal.SIGTERM, signal.SIG_DFL),
     ):
-        if signal.getsignal(s) is _end_while_starting:
+        if signal.getsignal(s) is end_while_starting:
             signal.signal(s, default)
 
 

@@ -285,7 +285,6 @@ def script(main: Callable[[], int]) -> None:
     (``BARBARON_DEBUG=1`` shows the traceback)."""
     import sys
 
-    from barbaron import interrupts
     from barbaron.cli import running_command, with_one_line_failures
 
     def main_saying_what_is_complete() -> int:
@@ -300,7 +299,6 @@ def script(main: Callable[[], int]) -> None:
                 f"interrupted after the study was complete: its results are in {out}"
             ) from None
 
-    interrupts.started()  # (the package's quiet start, see experiments/__init__.py, ends)
     study = Path(sys.argv[0]).stem
     with running_command(["python", "-m", f"experiments.{study}", *sys.argv[1:]]):
         status = with_one_line_failures(main_saying_what_is_complete)

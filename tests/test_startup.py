@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 HEAVY = ("numba", "pandas", "pyarrow", "matplotlib", "joblib")
 
 
@@ -147,3 +149,31 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
         assert 'usage:' in said.getvalue() and 'expected at least one argument' in said.getvalue()
         """
     )
+
+
+@pytest.mark.parametrize(
+    "started_as, quiet",
+    [
+        ('sys.argv[0] = "/venv/bin/barbaron"', True),  # the console script
+        ('sys.argv[0] = "-m"; sys.orig_argv = [sys.executable, "-m", "barbaron"]', True),
+        ('sys.argv[0] = "-m"; sys.orig_argv = [sys.executable, "-m", "mine"]', False),  # a user's
+        ('sys.argv[0] = "mine.py"', False),
+    ],
+)
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_the_command_interrupted_while_it_imports_says_one_line(started_as, quiet, signal_name):
+    """A Ctrl-C in its first tenths of a second printed a KeyboardInterrupt traceback, and a
+    SIGTERM ended it without a word (exit 143, QA). Once barbaron's package runs, either is one
+    line and exit 130; a program that only uses the library keeps Python's handling."""
+    code = f"""
+import os, signal, sys, time
+{started_as}
+import barbaron.cli
+os.kill(os.getpid(), signal.{signal_name})
+time.sleep(30)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    if quiet:
+        assert (done.returncode, done.stderr) == (130, "error: interrupted\n")
+    else:
+        assert done.returncode != 130 and "error: interrupted" not in done.stderr
