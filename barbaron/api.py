@@ -506,7 +506,7 @@ def sweep(
     from barbaron.strategy import format_value
 
     execution = execution_of(options)
-    bot = checked(bot, "bot", "text")
+    bot = checked(bot, "--bot", "text")
     param = checked(param, "param", "text")
     values = listed(values)
     text = _takes_text(bot, param)

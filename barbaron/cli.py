@@ -8,6 +8,7 @@ import contextlib
 import gc
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -24,6 +25,9 @@ class OneLineParser(argparse.ArgumentParser):
     too)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        found = re.fullmatch(r"argument (--[\w-]+)(?:/-\w)?: expected one argument", message)
+        if found:  # (e.g. --bonus -50,0: argparse takes a value starting with '-' for an option)
+            message += f"; a value that starts with '-' is written {found[1]}=VALUE"
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 

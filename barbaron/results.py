@@ -559,7 +559,7 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
             f"{partial} is not an interrupted barbaron run ({why}): move it away "
             "or choose another --out"
         )
-    if out.exists() or out.is_symlink():
+    if (out.exists() or out.is_symlink()) and not _empty_folder(out):  # (an empty one is used)
         if resume and not interrupted:
             again = "drop --resume to play it again" if force else "--force plays it again"
             raise ResultsError(f"{out} is complete: nothing to resume ({again})")
@@ -568,14 +568,14 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
                 f"{out} exists and {partial} holds an interrupted run that replaces it: "
                 "resume with --force too (the same command as it was started with)"
             )
+        why = foreign_content(out)
+        if why:  # (it said "add --force", which then refused it: QA)
+            raise ResultsError(
+                f"{out} exists and is not a barbaron results folder ({why}): choose another "
+                "--out (--force replaces only barbaron's results folders)"
+            )
         if not force:
             raise ResultsError(f"{out} exists: choose another --out or add --force to replace it")
-        why = foreign_content(out)
-        if why:
-            raise ResultsError(
-                f"{out} is not a barbaron results folder ({why}): --force "
-                "replaces only those; choose another --out"
-            )
     if interrupted:
         if not (resume or force):
             raise ResultsError(
@@ -584,6 +584,20 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
             )
     elif resume:
         raise ResultsError(f"nothing to resume: {partial} does not exist")
+
+
+def _setting(value: object) -> str:
+    """A recorded setting, short enough for a one-line message."""
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _empty_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder (not a link) holding nothing: no results to keep."""
+    try:
+        return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+    except OSError:
+        return False
 
 
 def check_target(out: str | Path, *, force: bool = False, resume: bool = False) -> None:
@@ -719,7 +733,11 @@ class RunFolder:
                 (k for k in now or {} if not isinstance(then, dict) or then.get(k) != now[k]),
                 None,
             )
-            what = f"another {key}" if key else "other settings"
+            if key:  # as the option is written, then and now (e.g. --trials 12 (now 40))
+                option, before = "--" + key.replace("_", "-"), (then or {}).get(key)
+                what = f"{option} {_setting(before)} (now {_setting(now[key])})"
+            else:
+                what = "other settings"
             raise ResultsError(
                 f"cannot resume {self.partial}: it was started with {what} (see its "
                 "manifest.json); repeat its command exactly or use --force instead of --resume "
@@ -910,7 +928,14 @@ class RunFolder:
             # whole and removed once the new are in place: a run killed in between leaves them
             # beside a complete partial, which --resume --force moves in
             replaced = self.out.with_name(f".{self.out.name}.replaced")
-            if self.out.exists():
+            if _empty_folder(self.out):
+                self.out.rmdir()  # (fails, keeping all, if something was put there meanwhile)
+            elif self.out.exists() or self.out.is_symlink():
+                if why := foreign_content(self.out):  # put there while the games played
+                    raise ResultsError(
+                        f"{self.out} changed while the games played ({why}): the results are "
+                        f"complete in {self.partial}; move that folder where you want them"
+                    )
                 if replaced.exists():
                     shutil.rmtree(replaced)
                 os.replace(self.out, replaced)

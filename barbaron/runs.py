@@ -102,7 +102,7 @@ class Execution:
                     "sets every seat's start coins)"
                 )
         checked(self.out, "out", "path", optional=True)
-        checked(self.scheduler, "scheduler", "text", optional=True)
+        checked(self.scheduler, "--scheduler", "text", optional=True)
         if self.scheduler is not None and self.backend != "dask":
             raise UsageError("--scheduler needs --backend dask (a scheduler is a dask cluster's)")
         if self.out is None and (self.force or self.resume):
@@ -258,7 +258,7 @@ def checked(value: object, name: str, kind: str, *, optional: bool = False):
     else:
         raise ValueError(f"unknown kind {kind!r}")
     if not ok:
-        either = " or None" if optional else ""
+        either = " or None" if optional and not isinstance(value, str) else ""
         raise UsageError(f"{name} must be {KINDS[kind]}{either}, got {shown(value)}")
     return int(value) if kind == "whole" else value
 

@@ -36,7 +36,14 @@ from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
 from barbaron.params import whole
-from barbaron.runs import Execution, RunOptions, RunResult, frame, games_or_default
+from barbaron.runs import (
+    Execution,
+    RunOptions,
+    RunResult,
+    check_magnitude,
+    frame,
+    games_or_default,
+)
 
 if TYPE_CHECKING:
     import optuna
@@ -92,7 +99,7 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
     from barbaron.runs import build_bots, checked, shown
     from barbaron.strategy import constructor_parameters
 
-    bot = checked(bot, "bot", "text")
+    bot = checked(bot, "--bot", "text")
     if isinstance(params, str):
         params = [params]
     if not isinstance(params, Mapping | Sequence):
@@ -144,6 +151,8 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
             raise UsageError(
                 f"--param {text!r}: LOW:HIGH must be two finite numbers (e.g. {name}=0:2)"
             ) from None
+        for end in (low, high):  # (1e300 was taken: 300-digit cushions, optuna's warnings)
+            check_magnitude(end, f"--param {text!r}:")
         if not low < high:
             raise UsageError(
                 f"--param {text!r}: the range is {'empty' if low == high else 'reversed'}; "
@@ -493,7 +502,7 @@ def tune(
     from barbaron.runs import build_bots, checked, execution_of, field_of
 
     execution = execution_of(options)
-    bot = checked(bot, "bot", "text")
+    bot = checked(bot, "--bot", "text")
     if sampler not in SAMPLERS:
         raise UsageError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     trials, games_per_trial, confirm_games = map(whole, (trials, games_per_trial, confirm_games))
@@ -504,9 +513,9 @@ def tune(
         if isinstance(target, numbers.Real) and not isinstance(target, bool):
             target = float(target)  # numpy's floats too
         if isinstance(target, bool) or not isinstance(target, int | float):
-            raise UsageError(f"--target must be a win share between 0 and 1, got {target!r}")
+            raise UsageError(f"--target must be a win share above 0 and below 1, got {target!r}")
         if not 0 < target < 1:  # NaN fails too
-            raise UsageError(f"--target must be a win share between 0 and 1, got {target}")
+            raise UsageError(f"--target must be a win share above 0 and below 1, got {target}")
         target = float(target)
     field = field_of(field if field is not None else split_spec(bot)[0], players)
     build_bots([bot, *field])

@@ -903,6 +903,40 @@ def test_the_command_says_a_seat_that_never_wins_is_not_balanced(tmp_path, capsy
     assert status == 0 and "T2 = inf on 1 dof, p < 1e-300 -> seats NOT balanced" in stdout, err
 
 
+def test_an_empty_folder_is_used_and_one_of_your_files_never_advised_force(tmp_path, capsys):
+    """An empty --out folder was refused with "add --force", and --force then refused it as
+    not barbaron's; so was a folder of your own files (QA). An empty folder holds nothing to
+    lose: the results go there. Yours is refused without advising --force."""
+    empty, mine = tmp_path / "empty", tmp_path / "mine"
+    empty.mkdir()
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    argv = ["play", "--bots", "easy", "normal", "--games", 20, "--quiet", "--out"]
+    assert run(capsys, *argv, empty)[0] == 0 and (empty / "summary.json").exists()
+    status, _, err = run(capsys, *argv, mine)
+    assert status == 2 and "is not a barbaron results folder" in err and "add --force" not in err
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+def test_a_folder_filled_while_the_games_play_is_never_replaced(tmp_path, capsys, monkeypatch):
+    """It was empty when the run began (or barbaron's, with --force); at the end it holds a
+    file of yours: the results stay complete in OUT.partial, your file where it was."""
+    out = tmp_path / "out"
+    out.mkdir()
+    finish = RunFolder.finish
+
+    def yours_arrives(self, *args, **kwargs):
+        (out / "notes.txt").write_text("mine")
+        return finish(self, *args, **kwargs)
+
+    monkeypatch.setattr(RunFolder, "finish", yours_arrives)
+    argv = ["play", "--bots", "easy", "normal", "--games", 20, "--quiet", "--out", out]
+    status, _, err = run(capsys, *argv)
+    assert status == 1 and len(err.splitlines()) == 1, err
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert (tmp_path / "out.partial" / "summary.json").exists()
+
+
 def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys, monkeypatch):
     keep = tmp_path / "keep"
     (keep / "sub").mkdir(parents=True)
@@ -1472,3 +1506,22 @@ def test_a_resumed_sweep_keeps_every_finished_unit(tmp_path, monkeypatch):
     unit = 2 * 200  # a unit plays 200 games of each value
     assert resumed.games_now == 4000 - 3 * unit  # units 0, 2 and 3 kept: not replayed
     assert resumed.summary == whole.summary
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["seats", "--bots", "hard", "--bonus", "-50,0"], "is written --bonus=VALUE"),
+        (["report", ""], "barbaron report needs a results folder, got an empty name"),
+        (["play", "--bots", "hard", "easy", "--backend", "dask", "--scheduler", ""],
+         "--scheduler must be non-empty text, got ''"),
+        (["sweep", "--bot", "", "--param", "buy=0,1"], "--bot must be non-empty"),
+    ],
+)  # fmt: skip
+def test_usage_errors_name_the_option_and_the_way_out(argv, message, tmp_path, capsys):
+    """They said "expected one argument" (a negative value), read '' as the current folder, or
+    named the library's argument ("scheduler ... or None") (QA)."""
+    if argv[0] != "report":
+        argv = [*argv, "--out", tmp_path / "x"]
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and message in err and len(err.splitlines()) == 1, err

@@ -450,9 +450,10 @@ def test_solve_refuses_an_existing_folder_before_searching(tmp_path, capsys, mon
     monkeypatch.setattr(barbaron.solve, "_search", no_search)
     out = tmp_path / "taken"
     out.mkdir()
+    (out / "notes.txt").write_text("mine")
     argv = ["seats", "--bots", "threshold", "--players", "2", "--solve", "--out", out]
     status, _, err = run(capsys, *argv)
-    assert status == 2 and "exists: choose another --out or add --force" in err
+    assert status == 2 and "exists and is not a barbaron results folder" in err
 
 
 def test_ctrl_c_during_the_search_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch):

@@ -261,9 +261,10 @@ def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monke
         ({"--param": "cushion=a:5"}, "must be two finite numbers"),
         ({"--param": "cushion=0:nan"}, "must be two finite numbers"),
         ({"--param": "cushion=0:5.5"}, "takes whole numbers"),
+        ({"--param": "cushion=0:1e300"}, "1e+300 is not a finite number of at most 1e12"),
         ({"--param": "cushion=-10:5"}, "cushion must be a whole number of coins >= 0"),
-        ({"--target": "1.5"}, "--target must be a win share between 0 and 1"),
-        ({"--target": "0"}, "--target must be a win share between 0 and 1"),
+        ({"--target": "1.5"}, "--target must be a win share above 0 and below 1"),
+        ({"--target": "0"}, "--target must be a win share above 0 and below 1, got 0.0"),
         ({"--target": "x"}, "invalid float value"),
         ({"--trials": "0"}, "--trials must be from 1"),
         ({"--games-per-trial": "6"}, "--games-per-trial must be a positive multiple of the 4"),
@@ -288,8 +289,8 @@ def test_a_parameter_given_twice_is_refused():
 @pytest.mark.parametrize(
     "bot, params, message",
     [  # (QA: AttributeError and TypeError from inside, or a message about --field)
-        (object(), ["cushion=0:600"], "bot must be non-empty text"),
-        ("", ["cushion=0:600"], "bot must be non-empty text"),
+        (object(), ["cushion=0:600"], "--bot must be non-empty text"),
+        ("", ["cushion=0:600"], "--bot must be non-empty text, got ''"),
         ("normal", None, "params must be NAME=LOW:HIGH texts or a mapping"),
         ("normal", 5, "params must be NAME=LOW:HIGH texts or a mapping"),
     ],

@@ -279,7 +279,7 @@ def rules_line(rules: dict | None, varied: str = "") -> list[str]:
         return []
     parts = []
     if rules.get("rounds", Rules.rounds) != Rules.rounds:
-        parts.append(f"{rules['rounds']} rounds")
+        parts.append(f"{rules['rounds']} round{'' if rules['rounds'] == 1 else 's'}")
     if varied == "coins":
         pass
     elif rules.get("seat_coins"):

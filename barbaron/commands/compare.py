@@ -60,7 +60,8 @@ def few_differ(differing: int) -> str:
 
     if differing >= MIN_DIFFERING_DEALS:
         return ""
-    return f" (only {differing} deals came out differently; it needs {MIN_DIFFERING_DEALS})"
+    deals = "deal" if differing == 1 else "deals"
+    return f" (only {differing} {deals} came out differently; it needs {MIN_DIFFERING_DEALS})"
 
 
 def tables(summary: dict) -> str:

@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.dir.strip():  # (Path('') is the current folder: it was read as '.', QA)
+        raise UsageError("barbaron report needs a results folder, got an empty name")
     folder = Path(args.dir)
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
@@ -71,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(table)
     print(
         f"({manifest.get('status')} {command} run of {games}, "
-        f"finished {manifest.get('finished', '?')}; {time.strftime('%Y-%m-%d %H:%M')})"
+        f"finished {manifest.get('finished', '?')}; reported {time.strftime('%Y-%m-%d %H:%M')})"
     )
     return 0
 

@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target",
         type=float,
-        help="a win share between 0 and 1 to come close to (default: the highest)",
+        help="a win share to come close to, above 0 and below 1 (default: the highest)",
     )
     parser.add_argument("--trials", type=int, default=50, help="trials (default 50)")
     parser.add_argument(
