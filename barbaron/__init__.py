@@ -19,6 +19,8 @@ def _is_the_command_starting() -> bool:
     """Whether this process is the ``barbaron`` command (its console script, or ``python -m
     barbaron`` while the package imports): not a program that uses the library."""
     argv = getattr(sys, "orig_argv", [])
+    if "--multiprocessing-fork" in argv:  # a spawned helper of the command: its pool's own
+        return False
     if sys.argv[:1] == ["-m"] and "-m" in argv:
         return argv[argv.index("-m") + 1 : argv.index("-m") + 2] == ["barbaron"]
     return os.path.basename(sys.argv[0]) in ("barbaron", "barbaron.exe") if sys.argv else False

@@ -24,10 +24,16 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit status 2 (the study scripts use it
     too)."""
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self.given = list(sys.argv[1:] if args is None else args)  # (for error's hint)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         found = re.fullmatch(r"argument (--[\w-]+)(?:/-\w)?: expected one argument", message)
-        if found:  # (e.g. --bonus -50,0: argparse takes a value starting with '-' for an option)
-            message += f"; a value that starts with '-' is written {found[1]}=VALUE"
+        given = getattr(self, "given", [])
+        after = [given[i + 1] for i, a in enumerate(given[:-1]) if found and a == found[1]]
+        if after and after[-1].startswith("-"):  # (e.g. --bonus -50,0: argparse takes it for
+            message += f"; a value that starts with '-' is written {found[1]}=VALUE"  # an option)
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 

@@ -333,7 +333,7 @@ function drawBoard(f) {
 }
 function coinsLabel(v) {  // short enough for the axis at any coins: 950, 12k, 1.05M
   const a = Math.abs(v);
-  if (a >= 1e6) return (v / 1e6).toFixed(a >= 1e8 ? 0 : 2) + "M";
+  if (a >= 999500) return (v / 1e6).toFixed(a >= 1e8 ? 0 : 2) + "M";  // (not "1000k")
   if (a >= 1e4) return Math.round(v / 1e3) + "k";
   return String(Math.round(v));
 }

@@ -46,6 +46,11 @@ class ResultsError(RuntimeError):
     """The results folder cannot be used as asked (exists, partial, mismatched)."""
 
 
+class OutChanged(ResultsError):
+    """--out got files that are not barbaron's while the games played: the complete results
+    stay in OUT.partial (its message says so; nothing is to resume)."""
+
+
 def job_record(job: Job) -> dict:
     """The job as JSON: everything needed to play it again."""
     return {
@@ -559,7 +564,17 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
             f"{partial} is not an interrupted barbaron run ({why}): move it away "
             "or choose another --out"
         )
+    if out.is_dir() and not out.is_symlink() and _holds_the_current_folder(out):
+        raise ResultsError(  # (its folder is put in place whole: the shell's would be gone, QA)
+            f"--out {out} is the current folder or holds it: choose another --out"
+        )
     if (out.exists() or out.is_symlink()) and not _empty_folder(out):  # (an empty one is used)
+        why = foreign_content(out)
+        if why:  # (it said "add --force", which then refused it: QA)
+            raise ResultsError(
+                f"{out} exists and is not a barbaron results folder ({why}): choose another "
+                "--out (--force replaces only barbaron's results folders)"
+            )
         if resume and not interrupted:
             again = "drop --resume to play it again" if force else "--force plays it again"
             raise ResultsError(f"{out} is complete: nothing to resume ({again})")
@@ -567,12 +582,6 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
             raise ResultsError(
                 f"{out} exists and {partial} holds an interrupted run that replaces it: "
                 "resume with --force too (the same command as it was started with)"
-            )
-        why = foreign_content(out)
-        if why:  # (it said "add --force", which then refused it: QA)
-            raise ResultsError(
-                f"{out} exists and is not a barbaron results folder ({why}): choose another "
-                "--out (--force replaces only barbaron's results folders)"
             )
         if not force:
             raise ResultsError(f"{out} exists: choose another --out or add --force to replace it")
@@ -586,10 +595,26 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
         raise ResultsError(f"nothing to resume: {partial} does not exist")
 
 
+OPTION_OF_SETTING = {"params": "--param"}  # a setting recorded under another name
+
+
 def _setting(value: object) -> str:
-    """A recorded setting, short enough for a one-line message."""
-    text = json.dumps(value) if not isinstance(value, str) else value
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A recorded setting as its option is written (a tuning's search space as NAME=LOW:HIGH),
+    short enough for a one-line message."""
+    if isinstance(value, list) and all(isinstance(p, dict) and "name" in p for p in value):
+        text = " ".join(f"{p['name']}={p.get('low')}:{p.get('high')}" for p in value)
+    else:
+        text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _holds_the_current_folder(path: Path) -> bool:
+    """Whether ``path`` is the current folder or one of its parents."""
+    try:
+        here, there = Path.cwd().resolve(), path.resolve()
+    except OSError:  # (no current folder at all)
+        return False
+    return there == here or there in here.parents
 
 
 def _empty_folder(path: Path) -> bool:
@@ -734,7 +759,8 @@ class RunFolder:
                 None,
             )
             if key:  # as the option is written, then and now (e.g. --trials 12 (now 40))
-                option, before = "--" + key.replace("_", "-"), (then or {}).get(key)
+                option = OPTION_OF_SETTING.get(key, "--" + key.replace("_", "-"))
+                before = (then or {}).get(key)
                 what = f"{option} {_setting(before)} (now {_setting(now[key])})"
             else:
                 what = "other settings"
@@ -932,7 +958,7 @@ class RunFolder:
                 self.out.rmdir()  # (fails, keeping all, if something was put there meanwhile)
             elif self.out.exists() or self.out.is_symlink():
                 if why := foreign_content(self.out):  # put there while the games played
-                    raise ResultsError(
+                    raise OutChanged(
                         f"{self.out} changed while the games played ({why}): the results are "
                         f"complete in {self.partial}; move that folder where you want them"
                     )

@@ -688,8 +688,10 @@ def raise_stopped(
         if not kept:
             raise RunInterrupted(f"interrupted before any {unit} finished; nothing was written")
         raise RunInterrupted(f"interrupted: {resume}") from None
-    from barbaron.results import ResultsError
+    from barbaron.results import OutChanged, ResultsError
 
+    if isinstance(error, OutChanged):  # complete, not to resume: its own line says where
+        raise RunFailed(str(error)) from None
     if isinstance(error, RunFailed | ResultsError | OSError):
         where = f"; {resume}" if kept else "; nothing was kept"
         raise RunFailed(f"{os_message(error)}{where}") from None

@@ -199,17 +199,17 @@ class BatchView:
 
     def bar_value(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) value (R10) of ``bars[i]`` in game ``games[i]``."""
-        rows, bars = self._rows(games), self._bars(bars)
+        rows, bars = self._indices(games), self._bars(bars)
         return R.VALUE_TABLE[bars, self.level[rows, bars]]
 
     def takeover_cost(self, games: np.ndarray, bars: np.ndarray) -> np.ndarray:
         """(k,) what taking over ``bars[i]`` costs now (R15)."""
-        rows, bars = self._rows(games), self._bars(bars)
+        rows, bars = self._indices(games), self._bars(bars)
         return R.TAKEOVER_TABLE[bars, self.level[rows, bars]]
 
     def landing_probabilities(self, games: np.ndarray, seat: int) -> np.ndarray:
         """(k, 16) exact odds of ``seat``'s next turn ending on each space (dice and cards)."""
-        return odds.TURN[self.position[self._rows(games), self._seat(seat)]]
+        return odds.TURN[self.position[self._indices(games), self._seat(seat)]]
 
     def expected_bar_visits(
         self, games: np.ndarray, seat: int, turns: int | None = None
@@ -217,7 +217,7 @@ class BatchView:
         """(k, 12) expected visits of ``seat`` to each bar in its next ``turns`` rolls
         (default: all it has left, ``turns_left(seat)``)."""
         turns = self.turns_left(seat) if turns is None else turns
-        position = self.position[self._rows(games), self._seat(seat)]
+        position = self.position[self._indices(games), self._seat(seat)]
         return odds.EXPECTED_BAR_VISITS[min(turns, odds.MAX_TURNS), position]
 
     def visits_by_others(self, games: np.ndarray, seat: int | np.ndarray) -> np.ndarray:
@@ -259,6 +259,23 @@ class BatchView:
                 "view.game[rows] are the games' numbers)"
             )
         return np.ascontiguousarray(given, dtype=np.int64)
+
+    def _indices(self, games: np.ndarray | int) -> np.ndarray:
+        """``games`` as int64 rows of this batch in any shape (a numpy helper broadcasts them,
+        ``games[:, None]`` with 12 bars, say), checked: a -1 would read another game's row."""
+        given = np.asarray(games)
+        if given.size == 0:
+            return given.astype(np.int64)
+        if given.dtype.kind not in "iu":  # (a mask is not rows)
+            raise TypeError(f"games must be row indices of this batch, got {given.dtype}")
+        n = len(self.owner)
+        if not (0 <= given.min() and given.max() < n):
+            bad = given[(given < 0) | (given >= n)].flat[0]
+            raise IndexError(
+                f"games holds {bad}, not a row of this batch of {n} (rows are 0..{n - 1}; "
+                "view.game[rows] are the games' numbers)"
+            )
+        return given.astype(np.int64, copy=False)
 
     def _bars(self, bars: np.ndarray) -> np.ndarray:
         """``bars`` as int64 bar indices (R2), checked (a -1 would read the last bar)."""

@@ -22,8 +22,8 @@ Its defaults (since the "Hard that beats every simple policy" issue) come from g
 against greedy, Normal and a grid of threshold policies: a standing cash buffer costs more win
 share than the forced sales it prevents (``risk=0``, ``reserve=0``), takeovers pay even at a
 modest expected loss (``margin=-150``, ``rival=1.5``), and the next roll's risk is priced into
-takeovers only (``shortfall=1``). A subclass whose constructor does not take ``shortfall``
-(Shark) keeps the judgement it was tuned with: no shortfall term.
+takeovers only (``shortfall=1``). A subclass plays with these defaults unless it passes others
+(Shark passes ``shortfall=0``, the judgement it was tuned with).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ COMPLETE: ContextVar[Path | None] = ContextVar("COMPLETE", default=None)  # a st
 RECORD = "arguments.json"  # in a finished sub-run's folder: what played it, compared on reuse
 STUDY_MARK = ".barbaron-study"  # in a study's results folder: which study writes there
 CREATED: list[Path] = []  # folders this process created for its output, the outermost first
+USED: list[Path] = []  # the sub-run folders this process played or reused, in order
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
 
 
@@ -49,6 +50,7 @@ def run(
     line unless ``force`` plays it again. Keys of arguments.json beyond the record are notes
     (say, a ``provenance``); its manifest.json says how long the run took."""
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
+    USED.append(out)
     partial = out.with_name(out.name + ".partial")
     done = (out / "summary.json").exists()
     resume = not force and partial.exists()

@@ -152,12 +152,11 @@ def fewest_games(pool: list[str], gauntlet: str | None = None) -> int:
     return len(tournament_design(len(bots), PLAYERS, where)) * PLAYERS
 
 
-def sub_run_seconds(runs: Path) -> float:
-    """The seconds every sub-run under ``runs`` played, from their manifests."""
-    return sum(
-        json.loads(manifest.read_text()).get("seconds", 0.0)
-        for manifest in sorted(runs.glob("*/manifest.json"))
-    )
+def sub_run_seconds(runs: list[Path]) -> float:
+    """The seconds the sub-runs ``runs`` played (each its last session's, from its manifest):
+    those this study used, played now or reused, not others in its folder."""
+    manifests = (run / "manifest.json" for run in dict.fromkeys(runs))
+    return sum(json.loads(m.read_text()).get("seconds", 0.0) for m in manifests if m.exists())
 
 
 def check_game_counts(args: argparse.Namespace) -> None:
@@ -818,7 +817,7 @@ def main(argv: list[str] | None = None) -> int:
         # this run's time: sub-runs reused from an earlier run take none; the games' time is
         # the sum of the sub-runs' own (each its last session's, from its manifest)
         "seconds_this_run": round(time.perf_counter() - start, 1),
-        "seconds_of_the_sub_runs": round(sub_run_seconds(args.out / "runs"), 1),
+        "seconds_of_the_sub_runs": round(sub_run_seconds(common.USED), 1),
     }
     with common.finishing(args.out):  # every table of this run, written together, or none (Ctrl-C)
         for frame, name in (

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     given = sys.argv[1:] if argv is None else argv
     record = {
-        "command": " ".join(["python -m experiments.train_policy", *map(str, given)]),
+        "command": "python -m experiments.train_policy " + shlex.join(map(str, given)),
         "arguments": arguments,
         "validation_win_share": best_v,
         "seconds": round(time.perf_counter() - start, 1),

@@ -550,10 +550,13 @@ def test_share_intervals_stay_within_the_shares_possible():
     assert any(low == 0 or high == 1 for _, (low, high) in intervals)  # it was past them
 
 
-@pytest.mark.parametrize("bots", [["greedy", "greedy"], ["hard"] * 4])
-def test_a_bot_in_every_seat_has_its_share_exactly(bots):
-    """One of its copies always wins: 1/k with no width (it was [0.20, 0.25] for 4 Hard, QA)."""
-    (row,) = api.play(bots, games=20, seed=1).summary["bots"]
+@pytest.mark.parametrize(
+    "bots, games", [(["greedy", "greedy"], 20), (["hard"] * 4, 20), (["easy"] * 3, 1)]
+)
+def test_a_bot_in_every_seat_has_its_share_exactly(bots, games):
+    """One of its copies always wins: 1/k with no width (it was [0.20, 0.25] for 4 Hard, QA),
+    from one deal too (it was NaN, review)."""
+    (row,) = api.play(bots, games=games, seed=1).summary["bots"]
     assert row["win_share"] == row["win_share_ci"][0] == row["win_share_ci"][1] == 1 / len(bots)
 
 

@@ -237,6 +237,19 @@ def test_the_views_helpers_refuse_rows_seats_and_bars_not_of_the_batch(method, e
                 call(np.arange(2), bar=bad)
 
 
+def test_the_numpy_helpers_still_broadcast_rows_of_any_shape():
+    """The checks added for a -1 row must not refuse what numpy indexing took (review): a
+    scalar row, or rows against every bar at once."""
+    rules = Rules(players=3)
+    view = view_of(BatchState.start(rules, np.arange(10)), rules)
+    rows = np.array([1, 4])
+    assert view.bar_value(rows[:, None], np.arange(12)).shape == (2, 12)
+    assert view.takeover_cost(3, 5) == R.TAKEOVER_TABLE[5, 0]
+    assert view.landing_probabilities(np.int64(2), 0).shape == (16,)
+    with pytest.raises(IndexError, match="games holds -1"):
+        view.bar_value(np.array([[0], [-1]]), np.arange(12))
+
+
 @pytest.mark.parametrize("spec", ["hard", "shark", "homie:skill=1"])
 def test_nobody_takes_over_in_the_games_last_turn_slot(spec):
     """Nobody rolls after it, so a takeover only hands half the bar's value to its owner; Hard's

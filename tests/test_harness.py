@@ -933,8 +933,12 @@ def test_a_folder_filled_while_the_games_play_is_never_replaced(tmp_path, capsys
     argv = ["play", "--bots", "easy", "normal", "--games", 20, "--quiet", "--out", out]
     status, _, err = run(capsys, *argv)
     assert status == 1 and len(err.splitlines()) == 1, err
+    assert "the results are complete in" in err and "--resume" not in err, err  # (QA)
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     assert (tmp_path / "out.partial" / "summary.json").exists()
+    monkeypatch.undo()  # and --resume there is refused as not barbaron's, not told to --force
+    status, _, err = run(capsys, *argv, "--resume")
+    assert status == 2 and "is not a barbaron results folder" in err and "add --force" not in err
 
 
 def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys, monkeypatch):
@@ -965,7 +969,12 @@ def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys,
     assert (keep / "precious.txt").read_text() == "mine"
     monkeypatch.chdir(keep)
     status, _, err = run(capsys, "play", "--bots", "easy", "easy", "--out", ".", "--force")
-    assert status == 2 and "not a barbaron results folder" in err
+    assert status == 2 and "is the current folder or holds it" in err
+    empty = tmp_path / "empty"  # (an empty --out is used; not the shell's own folder, QA)
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    status, _, err = run(capsys, "play", "--bots", "easy", "easy", "--out", ".", "--quiet")
+    assert status == 2 and "is the current folder or holds it" in err and empty.is_dir()
 
 
 def test_huge_seeds_and_coins_are_refused(tmp_path, capsys):

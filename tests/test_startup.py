@@ -158,6 +158,8 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
         ('sys.argv[0] = "-m"; sys.orig_argv = [sys.executable, "-m", "barbaron"]', True),
         ('sys.argv[0] = "-m"; sys.orig_argv = [sys.executable, "-m", "mine"]', False),  # a user's
         ('sys.argv[0] = "mine.py"', False),
+        # a helper spawned by the command (macOS, Windows): argv copied, its pool handles it
+        ('sys.argv[0] = "/venv/bin/barbaron"; sys.orig_argv += ["--multiprocessing-fork"]', False),
     ],
 )
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])

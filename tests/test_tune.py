@@ -226,6 +226,10 @@ def test_the_command_writes_the_study_and_resumes_after_ctrl_c(
     other[other.index("--trials") + 1] = "7"
     assert main([*other, "--out", str(out), "--resume"]) == 2
     assert "cannot resume" in capsys.readouterr().err
+    space = list(TARGET)  # the option and both values, as play's refusals say (QA)
+    space[space.index("--param") + 1] = "cushion=0:700"
+    assert main([*space, "--out", str(out), "--resume"]) == 2
+    assert "started with --param cushion=0:1500 (now cushion=0:700)" in capsys.readouterr().err
     assert main([*TARGET, "--out", str(out), "--resume"]) == 0
     printed = capsys.readouterr().out
     assert "best: normal:cushion=" in printed and "confirmed share" in printed

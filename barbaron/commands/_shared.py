@@ -71,7 +71,8 @@ def add_run_options(
         required=True,
         type=_folder,
         metavar="DIR",
-        help="results folder to create (refused if it exists, unless --force)",
+        help="results folder to create (an empty one is used; one of results is replaced "
+        "only with --force, one of other files never)",
     )
     if games is not None:
         parser.add_argument(
@@ -241,8 +242,11 @@ def print_done(result) -> None:
     rate = result.games_now / max(result.seconds, 1e-9)
     earlier = result.games_total - result.games_now
     resumed = f" ({earlier:,} from before the resume)" if earlier > 0 else ""
-    here = Path.cwd()
-    where = result.out.relative_to(here) if result.out.is_relative_to(here) else result.out
+    try:
+        here = Path.cwd()
+    except OSError:  # (the current folder was removed meanwhile)
+        here = None
+    where = result.out.relative_to(here) if here and result.out.is_relative_to(here) else result.out
     print(
         f"\n{result.games_total:,} games{resumed}; {result.games_now:,} played now in "
         f"{result.seconds:.1f} s ({rate:,.0f} games/s) -> {where}/"
