@@ -39,6 +39,15 @@ SEED = 20262
 ROLLOUTS = 64
 RIDGE = 1.0  # the penalty on every weight (features are scaled to about 1)
 BATCH = 2000  # games played at once
+HARD = {"risk": 0.0, "reserve": 0, "rival": 1.5, "margin": -150.0, "shortfall": 1.0}  # the
+# Hard the shipped rule improves on (Hard's defaults of 1 December), named so that a later
+# change of Hard's defaults does not move a rerun; the fields below likewise
+SPECS = {
+    "hard": "hard:" + ",".join(f"{k}={v}" for k, v in HARD.items()),
+    "shark": "shark:risk=0.0,reserve=0,rival=2.0,margin=-150.0",
+    "normal": "normal:cushion=880,takeover_cushion=none",
+    "easy": "easy:buy=0.6,upgrade=0.1,takeover=0.05",
+}
 TABLES = (  # (players, the field in every other seat, share of --games)
     (4, "greedy", 2.0),
     (4, "shark", 1.0),
@@ -57,10 +66,10 @@ class Labeller(hard.Hard):
     """Hard's formula, labelling each takeover it is offered by rollouts of both answers."""
 
     def __init__(self, field: str, k: int) -> None:
-        super().__init__()
-        self.field = make_bot(field)  # the other seats, in the games and in the rollouts
+        super().__init__(**HARD)
+        self.field = make_bot(SPECS.get(field, field))  # the other seats, games and rollouts
         self.k = k
-        self.own = hard.Hard()  # its seat in the rollouts: the formula, labelling nothing
+        self.own = hard.Hard(**HARD)  # its seat in the rollouts: the formula, labelling nothing
         self.rows: list[np.ndarray] = []  # per decision: features, the formula's answer, label
 
     def takeover(self, view, games, bars):
