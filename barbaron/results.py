@@ -288,6 +288,13 @@ OWN_NAMES = {
     STUDY_FILE + "-journal",
 }
 OWN_FOLDERS = {GAMES, TALLIES}  # games.parquet was a single file before barbaron 0.2
+PLOT_NAMES = {  # the PNGs barbaron's commands draw (report draws them into a --no-plots folder)
+    f"{name}.png"
+    for name in (
+        "win_shares seats worth compare sprt seat_bonus seat_coins sweep ratings calibration "
+        "history"
+    ).split()
+}
 MAX_PENDING_WRITES = 2  # units the writer may hold before add() waits: bounds their memory
 NAME_MAX = 255  # the longest file name most file systems take
 _SHARD = re.compile(r"unit-(\d{7})(\.parquet|\.npz|\.tmp|\.tmp\.npz)")
@@ -323,6 +330,7 @@ def foreign_content(folder: Path) -> str:
         ours = (
             name in OWN_NAMES
             or _TEMPORARY.fullmatch(name)
+            or name in PLOT_NAMES
             or (name in listed if isinstance(listed, list) else name.endswith(".png"))
         )
         if not ours or entry.is_symlink() or (entry.is_dir() and name not in OWN_FOLDERS):

@@ -44,6 +44,7 @@ class RunOptions(TypedDict, total=False):
     backend: str
     scheduler: str | None
     progress: bool
+    plots: bool
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Execution:
     backend: str = "local"  # local (processes here) or dask (a cluster: needs scheduler)
     scheduler: str | None = None  # dask scheduler address
     progress: bool = False  # a progress bar (and the SPRT's lines) on the terminal
+    plots: bool = True  # the PNGs of a results folder (``barbaron report`` draws them later)
 
     def __post_init__(self) -> None:
         kinds = {
@@ -80,6 +82,7 @@ class Execution:
             "batch_size": "whole",
             "backend": "text",
             "progress": "bool",
+            "plots": "bool",
         }
         for name, kind in kinds.items():
             object.__setattr__(self, name, checked(getattr(self, name), name, kind))
@@ -592,7 +595,8 @@ class Run:
         from barbaron.run import execute
 
         quiet = not self.execution.progress
-        plots = getattr(self.sink, "partial", None) is not None  # a folder: plots at the end
+        # a folder with its plots: matplotlib imported while the games play
+        plots = getattr(self.sink, "partial", None) is not None and self.execution.plots
         with interrupts.deferred():  # a Ctrl-C in the main thread's import would block this one's
             self.outcome = execute(
                 self.job,
@@ -635,7 +639,8 @@ class Run:
         import importlib
 
         command = importlib.import_module(f"barbaron.commands.{self.command}")
-        figures = command.figures(summary, self.sink.shard_files())
+        plots = self.execution.plots
+        figures = command.figures(summary, self.sink.shard_files()) if plots else []
         out = self.sink.finish(
             summary, table, figures, seconds=seconds, games_played=common["games_now"]
         )

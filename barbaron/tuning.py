@@ -438,7 +438,7 @@ class _Study:
         from barbaron.commands.tune import figures
 
         self.storage.engine.dispose()
-        plots = figures(summary, [])
+        plots = figures(summary, []) if self.execution.plots else []
         out = self.folder.finish(summary, table, plots, seconds=seconds, games_played=games)
         self.storage = None
         return out

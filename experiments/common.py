@@ -48,7 +48,8 @@ def run(
     finished one is reused when its arguments.json holds the same ``record`` (the function and
     its arguments, updated with ``record``), and one played otherwise stops the study with one
     line unless ``force`` plays it again. Keys of arguments.json beyond the record are notes
-    (say, a ``provenance``); its manifest.json says how long the run took."""
+    (say, a ``provenance``); its manifest.json says how long the run took. A sub-run in the
+    study's ``runs/`` folder (kept out of git) writes no PNGs: ``barbaron report`` draws them."""
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
@@ -76,6 +77,7 @@ def run(
             force=force or out.exists(),  # (a continued run replaces what it was to replace)
             resume=resume,
             progress=not quiet,
+            plots=out.parent.name != "runs",  # (RUNS: no PNGs nobody keeps; report draws them)
         )
     except BaseException as e:
         if _manifest(out) != before:  # stopped once the new results were in place

@@ -1534,3 +1534,31 @@ def test_usage_errors_name_the_option_and_the_way_out(argv, message, tmp_path, c
         argv = [*argv, "--out", tmp_path / "x"]
     status, _, err = run(capsys, *argv)
     assert status == 2 and message in err and len(err.splitlines()) == 1, err
+
+
+def test_no_plots_writes_no_png_and_report_draws_them_later(tmp_path, capsys):
+    """--no-plots (``plots=False``) saves a run the PNGs' time (a study's sub-runs, which git
+    does not keep); ``barbaron report`` draws them, and the folder stays barbaron's own."""
+    from barbaron import api
+
+    out = tmp_path / "run"
+    argv = ["play", "--bots", "easy", "normal", "--games", 40, "--quiet", "--out", out]
+    assert run(capsys, *argv, "--no-plots")[0] == 0
+    assert not list(out.glob("*.png"))
+    assert run(capsys, "report", out)[0] == 0
+    assert sorted(p.name for p in out.glob("*.png")) == ["seats.png", "win_shares.png", "worth.png"]
+    assert run(capsys, *argv, "--force")[0] == 0  # (report's PNGs are barbaron's)
+    api.play(["easy", "normal"], games=40, out=tmp_path / "lib", plots=False)
+    assert not list((tmp_path / "lib").glob("*.png"))
+
+
+def test_every_png_a_command_draws_is_known_as_barbarons():
+    """A folder holding a PNG barbaron does not know is refused as not barbaron's: the names
+    the commands draw and results.PLOT_NAMES must agree."""
+    import re as regex
+
+    from barbaron.results import PLOT_NAMES
+
+    root = Path(__file__).resolve().parents[1] / "barbaron" / "commands"
+    drawn = {n for f in root.glob("*.py") for n in regex.findall(r'"(\w+\.png)"', f.read_text())}
+    assert drawn and drawn <= PLOT_NAMES, drawn - PLOT_NAMES

@@ -90,6 +90,14 @@ def test_seat_compensation_solves_a_table_of_its_own_choosing(tmp_path, monkeypa
     assert solved["search"]["games"] == 400
 
 
+def test_a_studys_sub_runs_in_runs_draw_no_plots_and_the_rest_do(tiny_results):
+    """Nobody keeps runs/ (git ignores it): its PNGs cost a study a second each for nothing;
+    seat_compensation's table folders, which are kept, keep theirs."""
+    runs = list((tiny_results / "homie_ladder" / "runs").iterdir())
+    assert runs and not [p for run in runs for p in run.glob("*.png")]
+    assert (tiny_results / "seat_compensation" / "hard-2p" / "seat_bonus.png").exists()
+
+
 def test_studies_write_their_tables(tiny_results):
     even = pd.read_csv(tiny_results / "seat_compensation" / "even.csv")
     assert list(even["table"]) == ["normal-old-2p", "mixed-old-2p", "hard-2p"]

@@ -123,6 +123,12 @@ def add_run_options(
         help="continue an interrupted run (OUT.partial) with the same command",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--no-plots",
+        dest="plots",
+        action="store_false",
+        help="write no PNGs (faster; 'barbaron report OUT' draws them later)",
+    )
 
 
 def add_field_options(parser: argparse.ArgumentParser, default: str) -> None:
@@ -162,6 +168,7 @@ def run_options(args: argparse.Namespace) -> dict:
         "backend": args.backend,
         "scheduler": args.scheduler,
         "progress": not args.quiet,
+        "plots": args.plots,
     }
 
 
