@@ -242,8 +242,8 @@ class BatchView:
         return view_kernels.worst_tab(self.owner, self.level, self.position, rows, seat)
 
     def _rows(self, games: np.ndarray) -> np.ndarray:
-        """``games`` as int64 row indices of this batch, checked before a compiled helper (which
-        checks no index) reads with them: a deal number from ``view.game`` is not a row."""
+        """``games`` as a 1-d, contiguous :meth:`_indices`, as a compiled helper (which checks
+        no index) reads with them: a deal number from ``view.game`` is not a row."""
         given = np.asarray(games)
         if given.size == 0 and given.ndim == 1:  # (an empty list is float64 to numpy)
             return np.zeros(0, dtype=np.int64)
@@ -251,14 +251,7 @@ class BatchView:
             raise TypeError(
                 f"games must be a 1-d array of row indices, got {given.dtype} {given.shape}"
             )
-        n = len(self.owner)
-        if not (0 <= given.min() and given.max() < n):
-            bad = given[(given < 0) | (given >= n)][0]
-            raise IndexError(
-                f"games holds {bad}, not a row of this batch of {n} (rows are 0..{n - 1}; "
-                "view.game[rows] are the games' numbers)"
-            )
-        return np.ascontiguousarray(given, dtype=np.int64)
+        return np.ascontiguousarray(self._indices(given))
 
     def _indices(self, games: np.ndarray | int) -> np.ndarray:
         """``games`` as int64 rows of this batch in any shape (a numpy helper broadcasts them,
