@@ -400,20 +400,29 @@ def _view(
 def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) -> np.ndarray:
     """The strategy's upgrade choices, each -1 or a bar the rules allow (R16)."""
     choice = ask(strategy, Decision.UPGRADE, view, games)
-    bad = _first_illegal_upgrade(
-        view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
-    )
-    if bad >= 0:
-        bar, row = int(choice[bad]), int(games[bad])
+    bad = first_illegal_upgrade(view, games, choice)
+    if bad is not None:
+        i, why = bad
         raise IllegalDecision(
-            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar {bar}, "
-            + why_not_upgrade(view, row, bar),
-            game=int(view.game[row]),
+            f"{describe(strategy)} in seat {view.seat} chose to upgrade bar {int(choice[i])}, "
+            + why,
+            game=int(view.game[games[i]]),
         )
     return choice
 
 
-def why_not_upgrade(view: BatchView, row: int, bar: int) -> str:
+def first_illegal_upgrade(
+    view: BatchView, games: np.ndarray, choice: np.ndarray
+) -> tuple[int, str] | None:
+    """(index, why) of the first upgrade choice the rules do not allow (R16), or None: the
+    engine's check and ``barbaron check``'s, one piece of code."""
+    i = _first_illegal_upgrade(
+        view.coins, view.owner, view.level, games, view.seat, choice.astype(np.int64)
+    )
+    return None if i < 0 else (int(i), _why_not_upgrade(view, int(games[i]), int(choice[i])))
+
+
+def _why_not_upgrade(view: BatchView, row: int, bar: int) -> str:
     """Why the deciding seat may not upgrade ``bar`` in row ``row`` (R16), as the end of a
     sentence about its choice."""
     seat = view.seat

@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from barbaron import rules as R
 from barbaron.config import CHECK_GAMES, MAX_INDEX
 from barbaron.errors import UsageError
 from barbaron.rules import Rules
@@ -316,7 +315,9 @@ class _Probe(AnswersInOne):
             many = f"; asked about {games.size} games at once" if games.size > 1 else ""
             raise fail(f"{e}{many}") from None
         if decision is Decision.UPGRADE:
-            bad = _illegal_upgrade(view, games, choice)
+            from barbaron.batch import first_illegal_upgrade
+
+            bad = first_illegal_upgrade(view, games, choice)
             if bad is not None:
                 row, why = bad
                 raise fail(f"{name} answered bar {int(choice[row])}, {why}", row)
@@ -338,23 +339,6 @@ class _Probe(AnswersInOne):
             text += f" when asked about {games.size} games at once (but not about any one alone)"
         game = int(view.game[games[0]]) if games.size else None
         return _BotFailure(text, game, view.round, view.seat)
-
-
-def _illegal_upgrade(view, games: np.ndarray, choice: np.ndarray) -> tuple[int, str] | None:
-    """(row, why) of the first upgrade the rules do not allow (R16), or None."""
-    b = choice.astype(np.int64)
-    seat, bar = view.seat, np.clip(b, 0, R.N_BARS - 1)
-    ok = (b == -1) | (
-        (b == bar)
-        & (view.owner[games, bar] == seat)
-        & (view.level[games, bar] < R.MAX_LEVEL)
-        & (view.coins[games, seat] >= R.UPGRADE_COST_TABLE[bar])
-    )
-    for i in np.flatnonzero(~ok)[:1]:
-        from barbaron.batch import why_not_upgrade
-
-        return int(i), why_not_upgrade(view, int(games[i]), int(b[i]))
-    return None
 
 
 # --- playing --------------------------------------------------------------------------------
