@@ -26,7 +26,14 @@ def _is_the_command_starting() -> bool:
     return os.path.basename(sys.argv[0]) in ("barbaron", "barbaron.exe") if sys.argv else False
 
 
-if _is_the_command_starting():  # (first thing: barbaron.cli.entry hands them back to Python)
-    for _signal in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(_signal) is not signal.SIG_IGN:
-            signal.signal(_signal, end_while_starting)
+def quiet_while_starting() -> None:
+    """Until ``barbaron.interrupts.started``, Ctrl-C and SIGTERM end the process at once with
+    one line and exit status 130 (:func:`end_while_starting`): for the command or a script that
+    is still importing, with nothing written yet."""
+    for s in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, end_while_starting)
+
+
+if _is_the_command_starting():  # (first thing: with_one_line_failures hands them back)
+    quiet_while_starting()

@@ -116,18 +116,9 @@ def immediate() -> Iterator[None]:
         _immediate -= 1
 
 
-def quiet_while_starting() -> None:
-    """Until :func:`started`, Ctrl-C and SIGTERM end the process at once with one line and exit
-    status 130: for a script that is still importing, with nothing written yet (a
-    ``KeyboardInterrupt`` raised inside an import would print a traceback)."""
-    for s in _SIGNALS:
-        if signal.getsignal(s) is not signal.SIG_IGN:
-            signal.signal(s, end_while_starting)
-
-
 def started() -> None:
-    """Ctrl-C and SIGTERM back to Python's own handling, if :func:`quiet_while_starting` took
-    them (the script's run then says what it kept)."""
+    """Ctrl-C and SIGTERM back to Python's own handling, if
+    :func:`barbaron.quiet_while_starting` took them (the script's run then says what it kept)."""
     for s, default in (
         (signal.SIGINT, signal.default_int_handler),
         (signal.SIGTERM, signal.SIG_DFL),

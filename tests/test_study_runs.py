@@ -277,11 +277,11 @@ def test_a_study_takes_ctrl_c_back_once_it_runs():
     the run keeps what it finished and says so."""
     import signal
 
-    from barbaron import interrupts
+    from barbaron import interrupts, quiet_while_starting
 
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        interrupts.quiet_while_starting()
+        quiet_while_starting()
         assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
         interrupts.started()
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
