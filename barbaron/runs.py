@@ -639,8 +639,7 @@ class Run:
         import importlib
 
         command = importlib.import_module(f"barbaron.commands.{self.command}")
-        plots = self.execution.plots
-        figures = command.figures(summary, self.sink.shard_files()) if plots else []
+        figures = command.figures(summary, self.sink.shard_files()) if self.execution.plots else []
         out = self.sink.finish(
             summary, table, figures, seconds=seconds, games_played=common["games_now"]
         )
