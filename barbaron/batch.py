@@ -46,6 +46,10 @@ from barbaron.strategy import (
 
 NO_DECISION = -1  # pending decision of a game whose landing opened none
 BUY, TAKEOVER = int(Decision.BUY), int(Decision.TAKEOVER)  # the kernels' pending decisions
+# the questions after the roll, in the order asked, with their codes (an enum member read
+# in the per-slot loop costs microseconds; so does np.flatnonzero's ravel of a 1-d array)
+_AFTER_THE_ROLL = ((Decision.BUY, BUY), (Decision.TAKEOVER, TAKEOVER))
+_UPGRADE = Decision.UPGRADE
 
 _PRICE = R.PRICE_TABLE
 _UPGRADE_COST = R.UPGRADE_COST_TABLE
@@ -318,9 +322,9 @@ def play_slot(
     slot = (round_number - 1) * rules.players + seat
     _start_turn(seat, st)
     st.upgrade.fill(-1)
-    asked = np.flatnonzero(st.may_upgrade)
+    asked = st.may_upgrade.nonzero()[0]
     if asked.size:
-        view = _view(rules, state, seed, seat, slot, Decision.UPGRADE)
+        view = _view(rules, state, seed, seat, slot, _UPGRADE)
         with _read_only(state):
             choice = _checked_upgrades(strategy, view, asked)
         st.upgrade[asked] = choice
@@ -345,8 +349,8 @@ def play_rest_of_turn(
         what = "dice" if st.short[g] == 1 else "cards"
         raise ScriptExhausted(g, f"too few {what} (ran out in round {round_number})")
     st.answer.fill(False)
-    for decision in (Decision.BUY, Decision.TAKEOVER):
-        asked = np.flatnonzero(st.pending == decision)
+    for decision, code in _AFTER_THE_ROLL:
+        asked = (st.pending == code).nonzero()[0]
         if asked.size:
             view = _view(rules, state, seed, seat, slot, decision)
             with _read_only(state):
@@ -368,12 +372,12 @@ def _read_only(state: BatchState) -> Iterator[None]:
             chain.append((array, array.flags.writeable))
             array = array.base
     for array, _ in chain:
-        array.flags.writeable = False
+        array.setflags(write=False)  # (twice as fast as setting array.flags.writeable)
     try:
         yield
     finally:
         for array, writeable in reversed(chain):  # owners first: a view may then follow
-            array.flags.writeable = writeable
+            array.setflags(write=writeable)
 
 
 def _view(
@@ -399,7 +403,7 @@ def _view(
 
 def _checked_upgrades(strategy: Strategy, view: BatchView, games: np.ndarray) -> np.ndarray:
     """The strategy's upgrade choices, each -1 or a bar the rules allow (R16)."""
-    choice = ask(strategy, Decision.UPGRADE, view, games)
+    choice = ask(strategy, _UPGRADE, view, games)
     bad = first_illegal_upgrade(view, games, choice)
     if bad is not None:
         i, why = bad

@@ -59,7 +59,10 @@ class Decision(IntEnum):
     @property
     def method(self) -> str:
         """The name of the strategy method that answers it: upgrade, buy or takeover."""
-        return self.name.lower()
+        return _METHOD_NAMES[self]  # (read for every question asked: an enum's name is slow)
+
+
+_METHOD_NAMES = tuple(d.name.lower() for d in Decision)  # Decision.method, by value
 
 
 def constructor_parameters(cls: type) -> list[inspect.Parameter]:
@@ -407,7 +410,7 @@ def ask(
 def read_only(a: np.ndarray) -> np.ndarray:
     """A read-only view of ``a`` (a view's arrays: see ``batch._read_only`` for their bases)."""
     v = a.view()
-    v.flags.writeable = False
+    v.setflags(write=False)
     return v
 
 
