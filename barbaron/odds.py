@@ -13,6 +13,7 @@ import numpy as np
 from barbaron import rules as R
 
 DICE_SUM = np.array([0, 0] + [(6 - abs(7 - s)) / 36 for s in range(2, 13)])  # P(sum = s)
+DICE_SUM.flags.writeable = False
 
 
 def _card_moves() -> np.ndarray:

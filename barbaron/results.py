@@ -51,6 +51,12 @@ class OutChanged(ResultsError):
     stay in OUT.partial (its message says so; nothing is to resume)."""
 
 
+class PluginChanged(ResultsError):
+    """A file a bot spec loads (a plugin, a weights file) changed while the games played: a
+    unit played after the change played the other version, so the run is not one bot's games
+    (its message says so; a resume would refuse the changed file)."""
+
+
 def job_record(job: Job) -> dict:
     """The job as JSON: everything needed to play it again."""
     return {
@@ -513,6 +519,8 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
             f"the module {name} cannot be imported here (put its folder on PYTHONPATH, as "
             f"when {since})"
         )
+    if now[name] == UNREADABLE and Path(name).is_absolute():
+        return f"the file {name}, read when {since}, cannot be read now"
     if now[name] == UNREADABLE:
         return (
             f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "
@@ -934,6 +942,14 @@ class RunFolder:
         """Write summary.json, ``table`` as summary.csv, and the plots, then move the folder
         into place. ``seconds`` and ``games_played`` are this session's."""
         self._settle(raise_errors=True)
+        then = self.manifest.get("plugins") or {}
+        now = plugin_hashes([spec for arm in self.job.arms for spec in arm.bots])
+        if now != then:  # (a session's class unreadable at the start is so at the end too)
+            changed = plugin_change(then, now, "the run started")
+            raise PluginChanged(
+                f"{changed}: units played after that played the other version, so the games "
+                f"in {self.partial} are not one bot's; play them again with --force"
+            )
         kept = set(self.shard_files())
         for entry in (self.partial / GAMES).iterdir():
             if entry not in kept:  # a unit played past an early stop, or a half-written one

@@ -263,3 +263,4 @@ SALE_TABLE = _table(lambda b, lv: sale_price(bar_value(b, lv)), N_BARS, MAX_LEVE
 TAKEOVER_TABLE = _table(lambda b, lv: takeover_cost(bar_value(b, lv)), N_BARS, MAX_LEVEL + 1)
 TAB_TABLE = _table(tab, N_BARS, MAX_LEVEL + 1, BARS_PER_DISTRICT + 1)  # (12, 3, 4) by holding
 BAR_OF_SPACE = np.array(SPACE_TO_BAR, dtype=np.int8)  # (16,) bar index or -1
+BAR_OF_SPACE.flags.writeable = False  # (as every table here: compiled kernels keep their values)

@@ -692,9 +692,9 @@ def raise_stopped(
         if not kept:
             raise RunInterrupted(f"interrupted before any {unit} finished; nothing was written")
         raise RunInterrupted(f"interrupted: {resume}") from None
-    from barbaron.results import OutChanged, ResultsError
+    from barbaron.results import OutChanged, PluginChanged, ResultsError
 
-    if isinstance(error, OutChanged):  # complete, not to resume: its own line says where
+    if isinstance(error, OutChanged | PluginChanged):  # not to resume: its line says why
         raise RunFailed(str(error)) from None
     if isinstance(error, RunFailed | ResultsError | OSError):
         where = f"; {resume}" if kept else "; nothing was kept"

@@ -155,6 +155,7 @@ class Hard(Strategy):
 
 
 BAR_SPACE = np.array(R.BAR_SPACES, dtype=np.int64)  # (12,) the space of each bar
+BAR_SPACE.flags.writeable = False
 
 
 def _turns(view: BatchView) -> np.ndarray:

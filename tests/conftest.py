@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -113,21 +114,31 @@ def ctrl_c_as_it_tidies_up(monkeypatch):
     monkeypatch.setattr(results.shutil, "rmtree", rmtree)
 
 
-def ctrl_c_after_unit(monkeypatch, unit: int) -> None:
-    """Make the next run press Ctrl-C once its unit ``unit`` has finished (and been written)."""
+def after_unit(monkeypatch, unit: int, action: Callable[[], None]) -> None:
+    """Make the next run call ``action`` once its unit ``unit`` has finished (and been
+    written)."""
     from barbaron import run as run_module
 
     real = run_module.execute
 
     def execute(job, folder, *, on_unit=None, **options):
-        def stop(result, totals):
+        def then(result, totals):
             if result.unit == unit:
-                raise KeyboardInterrupt
+                action()
             return False
 
-        return real(job, folder, on_unit=stop, **options)
+        return real(job, folder, on_unit=then, **options)
 
     monkeypatch.setattr(run_module, "execute", execute)
+
+
+def ctrl_c_after_unit(monkeypatch, unit: int) -> None:
+    """Make the next run press Ctrl-C once its unit ``unit`` has finished (and been written)."""
+
+    def ctrl_c() -> None:
+        raise KeyboardInterrupt
+
+    after_unit(monkeypatch, unit, ctrl_c)
 
 
 def adjusted_interval(

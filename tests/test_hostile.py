@@ -14,11 +14,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ctrl_c_after_unit
+from conftest import after_unit, ctrl_c_after_unit
 
 from barbaron import api, results
 from barbaron.cli import main
@@ -217,6 +218,18 @@ def test_only_files_a_spec_loads_are_fingerprinted(tmp_path, monkeypatch):
     assert set(nested) == {"low.py", "gone"} and nested["gone"] == "unreadable"
 
 
+def test_a_plugin_gone_from_an_absolute_path_is_not_a_question_of_the_folder(tmp_path):
+    """Its replay said "cannot be read from <cwd> (run this from the folder where it was
+    played)", advice that cannot help for an absolute path (QA)."""
+    from barbaron.results import UNREADABLE, plugin_change
+
+    gone, relative = str(tmp_path / "gone.py"), "gone.py"  # (as plugin_hashes keys them)
+    said = plugin_change({gone: "0" * 64}, {gone: UNREADABLE}, "it was played")
+    assert said == f"the file {gone}, read when it was played, cannot be read now"
+    said = plugin_change({relative: "0" * 64}, {relative: UNREADABLE}, "it was played")
+    assert "(run this from the folder where it was played)" in said
+
+
 def weights_file(path: Path, sign: int) -> None:
     """A copy of the value bot's shipped weights file, its weights times ``sign``."""
     from barbaron.bots import value
@@ -226,16 +239,24 @@ def weights_file(path: Path, sign: int) -> None:
     path.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("named", ["plugin", "plugin inside mc", "weights of value"])
-def test_resume_refuses_a_file_that_changed(tmp_path, capsys, monkeypatch, named):
-    """However a spec names the file it loads: a changed one would mix two strategies."""
+FILE_SPECS = ["plugin", "plugin inside mc", "weights of value"]  # how a spec names its file
+
+
+def file_spec(tmp_path: Path, named: str) -> tuple[Path, str, Callable[[int], object]]:
+    """A file a spec loads, named as ``named`` says: (the file, the spec, a writer of its
+    versions 1 and -1)."""
     if named == "weights of value":
         file, spec = tmp_path / "w.json", f"value:weights={tmp_path / 'w.json'}"
-        write = functools.partial(weights_file, file)
-    else:
-        file = tmp_path / "mine.py"
-        spec = f"{file}:Mine" if named == "plugin" else f"mc:rollouts=1,own={file}:Mine"
-        write = lambda version: file.write_text(PLUGIN.format(cushion=100 * version))  # noqa: E731
+        return file, spec, functools.partial(weights_file, file)
+    file = tmp_path / "mine.py"
+    spec = f"{file}:Mine" if named == "plugin" else f"mc:rollouts=1,own={file}:Mine"
+    return file, spec, lambda version: file.write_text(PLUGIN.format(cushion=100 * version))
+
+
+@pytest.mark.parametrize("named", FILE_SPECS)
+def test_resume_refuses_a_file_that_changed(tmp_path, capsys, monkeypatch, named):
+    """However a spec names the file it loads: a changed one would mix two strategies."""
+    file, spec, write = file_spec(tmp_path, named)
     write(1)
     argv = [*PLAY, "--out", tmp_path / "p", "--workers", "1"]
     argv[2] = spec
@@ -247,6 +268,23 @@ def test_resume_refuses_a_file_that_changed(tmp_path, capsys, monkeypatch, named
     assert run(capsys, *argv, "--resume")[0] == 0
     recorded = json.loads((tmp_path / "p" / "manifest.json").read_text())["plugins"]
     assert list(recorded) == [str(file)]
+
+
+@pytest.mark.parametrize("named", FILE_SPECS)
+def test_a_file_changed_while_the_games_play_fails_the_run(tmp_path, capsys, monkeypatch, named):
+    """A plugin or weights file edited while a run played: units played after it (in a helper,
+    or a bot built again) played the other version, and the run said complete (QA)."""
+    file, spec, write = file_spec(tmp_path, named)
+    write(1)
+    argv = [*PLAY, "--out", tmp_path / "p", "--workers", "1"]
+    argv[2] = spec
+    after_unit(monkeypatch, 2, lambda: write(-1))
+    status, _, err = run(capsys, *argv)
+    assert status == 1 and one_line(err), err
+    assert f"the file {file} has changed since the run started: units played after" in err, err
+    assert not (tmp_path / "p").exists()
+    manifest = json.loads((tmp_path / "p.partial" / "manifest.json").read_text())
+    assert manifest["status"] == "partial"
 
 
 @pytest.mark.parametrize("damage", ["shard", "tally", "temporary"])

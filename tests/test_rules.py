@@ -134,3 +134,25 @@ def test_rules_cap_the_start_coins_so_coins_fit_32_bits():
         Rules(start_coins=2_000_000)
     with pytest.raises(ValueError, match="at most 1,000,000"):
         Rules(seat_bonus=1_000_005)
+
+
+def test_every_table_of_the_rules_and_the_bots_is_read_only():
+    """A plugin that wrote into a shared table (``t = R.BAR_OF_SPACE; t[t < 0] = 0``, meaning
+    a copy) changed the rules for every bot, and only for kernels compiled after it: the games
+    depended on numba's cache (QA). Every module-level array is read-only."""
+    import importlib
+    import pkgutil
+
+    import numpy as np
+
+    from barbaron import bots
+
+    modules = ["barbaron.rules", "barbaron.odds", "barbaron.batch", "barbaron.view_kernels"]
+    modules += [f"barbaron.bots.{m.name}" for m in pkgutil.iter_modules(bots.__path__)]
+    writable = [
+        f"{name}.{key}"
+        for name in modules
+        for key, value in vars(importlib.import_module(name)).items()
+        if isinstance(value, np.ndarray) and value.flags.writeable
+    ]
+    assert not writable
