@@ -418,6 +418,12 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
     return hashes
 
 
+def job_plugin_hashes(job: Job) -> dict[str, str]:
+    """:func:`plugin_hashes` of every spec of every lineup of ``job``: what its manifest records,
+    a resume and its end check."""
+    return plugin_hashes([spec for arm in job.arms for spec in arm.bots])
+
+
 def names_in(specs: Sequence[str]) -> set[str]:
     """Every name the specs give that :func:`plugin_hashes` could record, whether it exists
     now or not (a file gone since a run still belongs to the specs that named it)."""
@@ -742,7 +748,7 @@ class RunFolder:
             "barbaron": __version__,
             "git_commit": _git_commit(),
             "code": code_hash(),
-            "plugins": plugin_hashes([spec for arm in job.arms for spec in arm.bots]),
+            "plugins": job_plugin_hashes(job),
             "python": sys.version.split()[0],
             "host": socket.gethostname(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -785,7 +791,6 @@ class RunFolder:
                 "manifest.json); repeat its command exactly or use --force instead of --resume "
                 "to start over"
             )
-        specs = [spec for arm in self.job.arms for spec in arm.bots]
         now = {"barbaron": __version__, "git_commit": _git_commit(), "code": code_hash()}
         for key, value in now.items():
             if manifest.get(key) != value:
@@ -794,7 +799,7 @@ class RunFolder:
                     f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
                     "games would mix two versions; use --force instead of --resume to start over"
                 )
-        what = plugin_change(manifest.get("plugins"), plugin_hashes(specs), "it started")
+        what = plugin_change(manifest.get("plugins"), job_plugin_hashes(self.job), "it started")
         if what is not None:  # its games would mix two strategies
             raise ResultsError(
                 f"cannot resume {self.partial}: {what}; use --force instead of --resume to "
@@ -943,7 +948,7 @@ class RunFolder:
         into place. ``seconds`` and ``games_played`` are this session's."""
         self._settle(raise_errors=True)
         then = self.manifest.get("plugins") or {}
-        now = plugin_hashes([spec for arm in self.job.arms for spec in arm.bots])
+        now = job_plugin_hashes(self.job)
         if now != then:  # (a session's class unreadable at the start is so at the end too)
             changed = plugin_change(then, now, "the run started")
             raise PluginChanged(
