@@ -278,11 +278,12 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
 def _in_the_games_numbers(
     error: IllegalDecision, rotations: int, rotation: int, arm: Arm, arms: int
 ) -> IllegalDecision:
-    """``error`` naming its game as games.parquet does (the engine knows only the deal)."""
+    """``error`` naming its game as games.parquet does (the engine knows only the deal); a run
+    kept in memory numbers its games alike, so the words hold there too."""
     if error.game is None:
         return error
     game = error.game * rotations + rotation
-    where = f"deal {error.game}, rotation {rotation}: game {game} of games.parquet"
+    where = f"deal {error.game}, rotation {rotation}: game {game}, as games.parquet numbers games"
     if arms > 1:
         where += f", lineup {' '.join(arm.bots)}"
     named = IllegalDecision(f"{error.message} ({where})")

@@ -62,6 +62,7 @@ __all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strat
 
 DEFAULT_GAMES = CHECK_GAMES  # distinct games of a check; each check replays them its way
 ALONE_GAMES = 270  # of those, how many the batch check replays one at a time
+REFERENCE_GAMES = 2  # per table, how many it plays again on the reference engine
 MAX_GAMES = 200_000  # the check keeps every game's coins after every turn, twice
 
 LEGAL = "legal answers"
@@ -488,13 +489,29 @@ def _play(
     log: _Log,
     games: np.ndarray | None = None,
     lineup: tuple[str | None, ...] | None = None,
+    reference: bool = False,
 ) -> _Played:
+    """``table``'s games (or ``games``) played by ``seats`` in the batch engine, or one at a
+    time in the reference engine; a failure is kept as the played batch's error."""
     from barbaron.batch import play_batch
 
     games = table.games if games is None else np.asarray(games, dtype=np.int64)
     lineup = table.lineup if lineup is None else lineup
     try:
-        out = play_batch(table.rules, seats, seed, games, trace=True)
+        if reference:
+            state = _reference_state(table.rules, seats, seed, games)
+        else:
+            out = play_batch(table.rules, seats, seed, games, trace=True)
+            st = out.state
+            state = {
+                "coins": st.coins,
+                "owner": st.owner,
+                "level": st.level,
+                "position": st.position,
+                "skip": st.skip,
+                "worth": out.worth,
+                "trace": out.trace,
+            }
     except (Exception, SystemExit) as e:
         f = _bot_failure(e)
         if f is not None:  # the probe's finding (the engine may have wrapped it)
@@ -504,18 +521,21 @@ def _play(
             first = table.where(seed, int(games[0]), lineup) if games.size else "an empty batch"
             error = f"the batch of {first} raised {_one_line(e)}"
         return _Played(table, lineup, games, None, log, error)
-    log.observe(out.state.owner)
-    st = out.state
-    state = {
-        "coins": st.coins,
-        "owner": st.owner,
-        "level": st.level,
-        "position": st.position,
-        "skip": st.skip,
-        "worth": out.worth,
-        "trace": out.trace,
-    }
+    log.observe(state["owner"])
     return _Played(table, lineup, games, state, log)
+
+
+def _reference_state(rules: Rules, seats: list, seed: int, games: np.ndarray) -> dict:
+    """``games`` played one at a time on the reference engine, as :func:`_play` keeps them."""
+    from barbaron.reference import Game
+    from barbaron.streams import SeededChance
+
+    rows = []
+    for g in games.tolist():
+        game = Game(rules, seats, SeededChance(seed, g), seed=seed, game=g)
+        outcome = game.play()
+        rows.append(dict(outcome.to_dict(), skip=game.skip))
+    return {f: np.array([row[f] for row in rows]) for f in _FIELDS}
 
 
 def _bot_failure(error: BaseException | None) -> _BotFailure | None:
@@ -918,6 +938,21 @@ def _check_batch(c: _Context) -> CheckResult:
             problem = _compare_all([b], [one], c.seed, "when played alone (in its batch vs alone)")
             if problem:
                 return CheckResult(BATCH, False, problem)
+    reference = 0
+    how = (
+        "on the reference engine, one game at a time in plain Python (batch engine vs "
+        "reference; a bot that writes into the arrays it is shown changes the batch engine's "
+        "game)"
+    )
+    for table, b in zip(c.tables, c.base, strict=True):
+        for g in table.games[:REFERENCE_GAMES]:
+            log = _Log()
+            seats = c.cast.seats(table.lineup, log, bot)
+            one = _play(table, c.seed, seats, log, np.array([g]), reference=True)
+            reference += 1
+            problem = _compare_all([b], [one], c.seed, how)
+            if problem:
+                return CheckResult(BATCH, False, problem)
     rng = np.random.default_rng([c.seed, 1])
     for table, b in zip(c.tables, c.base, strict=True):
         log = _Log()
@@ -932,8 +967,9 @@ def _check_batch(c: _Context) -> CheckResult:
     return CheckResult(
         BATCH,
         True,
-        f"{alone} games identical alone (batch size 1) and in their batch; {games:,} games "
-        "identical with the batch's rows shuffled",
+        f"{alone} games identical alone (batch size 1) and in their batch, {reference} of them "
+        f"also on the reference engine; {games:,} games identical with the batch's rows "
+        "shuffled",
     )
 
 

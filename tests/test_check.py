@@ -50,6 +50,7 @@ BAD = {
     "WrongDtype": ({LEGAL}, ["booleans", "of int64"]),
     "RaisesOnGoldenMile": ({LEGAL}, ["RaisesOnGoldenMile.takeover raised ZeroDivisionError"]),
     "ChangesGames": ({LEGAL}, ["ChangesGames.buy changed its games argument in place"]),
+    "PaysItselfTen": ({BATCH}, ["on the reference engine", "coins ["]),
     # found only at the tables of millions of coins and of one round
     "LookupByThousands": ({LEGAL}, ["LookupByThousands.buy raised IndexError"]),
     "PlansTheRoundsAfterTheFirst": ({LEGAL}, ["PlansTheRoundsAfterTheFirst.buy raised ValueError"]),

@@ -400,7 +400,7 @@ def test_an_illegal_decision_names_its_game_as_games_parquet_does(tmp_path, caps
     )
     argv = ["play", "--bots", f"{plugin}:RivalsBarInDeal3", "greedy", "--games", 20]
     status, _, err = run(capsys, *argv, "--quiet", "--out", tmp_path / "bad")
-    found = re.search(r"\(deal 3, rotation (\d): game (\d+) of games.parquet\)", err)
+    found = re.search(r"\(deal 3, rotation (\d): game (\d+), as games.parquet numbers games\)", err)
     assert status == 1 and found, err
     assert int(found[2]) == 3 * 2 + int(found[1])
 
