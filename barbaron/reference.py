@@ -15,7 +15,14 @@ from typing import Protocol
 
 from barbaron import rules as R
 from barbaron.rules import Rules
-from barbaron.strategy import Decision, GameView, IllegalDecision, InOneGame, Strategy
+from barbaron.strategy import (
+    Decision,
+    GameView,
+    IllegalDecision,
+    InOneGame,
+    Strategy,
+    describe,
+)
 
 __all__ = ["Game", "GameView", "IllegalDecision", "Outcome", "Event", "format_log", "worths"]
 
@@ -237,8 +244,9 @@ class Game:
             return
         if bar not in allowed:
             raise IllegalDecision(
-                f"{self._seats[seat]!r} in seat {seat} chose to upgrade bar {bar}; "
-                f"allowed: -1 (none) or one of {allowed}"
+                f"{describe(self.strategies[seat])} in seat {seat} chose to upgrade bar {bar} "
+                f"in round {self.round}; allowed: -1 (none) or one of {allowed}",
+                game=self.game,
             )
         cost = R.upgrade_cost(bar)
         self.coins[seat] -= cost

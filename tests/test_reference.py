@@ -135,8 +135,8 @@ def test_an_illegal_upgrade_is_reported_as_a_bug_in_the_strategy():
     game.owner[0] = 0
     with pytest.raises(
         IllegalDecision,
-        match=r"Cheater:upgrade=5,answer=true in seat 0 chose to upgrade bar 5; allowed: "
-        r"-1 \(none\) or one of \[0\]",
+        match=r"Cheater:upgrade=5,answer=true in seat 0 chose to upgrade bar 5 in round 0; "
+        r"allowed: -1 \(none\) or one of \[0\]$",
     ):
         game._turn(0)
 
