@@ -132,7 +132,9 @@ def end_to_end(scale: float = 1.0, repeat: int = 1, echo=print) -> list[Target]:
         return timing.seconds
 
     def startup(argv: list[str]) -> float:
-        seconds = sorted(time_command(argv).seconds for _ in range(3))[1]
+        with tempfile.TemporaryDirectory() as tmp:  # (an --out, where the command takes one)
+            out = Path(tmp) / "out" if "--bots" in argv else None
+            seconds = sorted(time_command(argv, out).seconds for _ in range(3))[1]
         echo(f"  barbaron {' '.join(argv)}: {seconds:.3f} s (median of 3)")
         return seconds
 
@@ -148,14 +150,16 @@ def end_to_end(scale: float = 1.0, repeat: int = 1, echo=print) -> list[Target]:
     mid -= mid % 4
     targets = []
     echo("start-up")
-    slowest = max(startup(a) for a in (["--help"], ["bots"], ["play", "--bots", "nobody"]))
+    commands = (["--help"], ["bots"], ["play"], ["play", "--bots", "nobody", "greedy"])
+    slowest = max(startup(a) for a in commands)
     targets.append(
         Target(
-            "start-up, slowest of --help, bots, a usage error (s)",
+            "start-up, slowest of --help, bots, two usage errors (s)",
             slowest,
             0.4,
             False,
-            "barbaron --help; barbaron bots; barbaron play --bots nobody",
+            "barbaron --help; barbaron bots; barbaron play (no --bots); barbaron play --bots "
+            "nobody greedy --out DIR (an unknown bot)",
         )
     )
     rounds: dict[str, list[float]] = {"engine": [], "workers": [], "normal": [], "hard": []}

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from barbaron import interrupts
-from barbaron.batch import play_batch
 from barbaron.config import (
     BACKENDS,
     DEFAULT_BATCH_SIZE,
@@ -205,6 +204,8 @@ def rotated(bots: tuple[str, ...], rotation: int) -> list[int]:
 
 def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None) -> UnitResult:
     """Play unit ``unit`` of ``job``: every arm, every rotation, on the unit's deals."""
+    from barbaron.batch import play_batch  # (numba: loaded when the first game is played)
+
     start = time.perf_counter()
     strategies = strategies if strategies is not None else {}
     deals = job.unit_deals(unit)
@@ -850,6 +851,8 @@ def _on_dask(
 
 def _load(job: Job) -> None:
     """Load what playing ``job`` takes (modules, bots, compiled kernels): one game per arm."""
+    from barbaron.batch import play_batch
+
     for arm in job.arms:
         play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
 

@@ -14,13 +14,14 @@ from barbaron.errors import UsageError
 from barbaron.reference import Event, Game, Outcome
 from barbaron.rules import Rules
 from barbaron.strategy import Strategy
-from barbaron.streams import SeededChance
 
 
 def replay_game(
     rules: Rules, strategies: Sequence[Strategy], seed: int, game: int
 ) -> tuple[Outcome, list[Event]]:
     """Game ``game`` of a run under ``seed``: the same dice, cards and bot draws as the batch."""
+    from barbaron.streams import SeededChance  # (numba: not for a run's folder that is wrong)
+
     played = Game(rules, strategies, SeededChance(seed, game), seed=seed, game=game)
     return played.play(), played.events
 
@@ -152,7 +153,7 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     lineup = tuple(arms[label]["bots"])
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game
-        from barbaron.results import names_in, plugin_change, plugin_hashes
+        from barbaron.plugins import names_in, plugin_change, plugin_hashes
 
         now = plugin_hashes(list(lineup))  # this arm's files: another arm's may differ
         named = names_in(lineup)  # (also those gone since)

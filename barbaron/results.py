@@ -28,7 +28,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from barbaron import __version__
 from barbaron.config import COMMAND_LINE, RULES_OPTIONS, STUDY_FILE, option_text
 from barbaron.errors import RunFailed, UsageError
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
+from barbaron.plugins import plugin_change, plugin_hashes
 
 
 class ResultsError(RuntimeError):
@@ -395,146 +396,10 @@ class FolderLock:
         self.fd = None
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def plugin_hashes(specs: list[str]) -> dict[str, str]:
-    """A content hash of every file the specs load, so that a resume (or a replay) can refuse
-    a changed strategy: plugin modules (``file.py:Class`` or ``[package.]module:Class``), also
-    inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
-    (``value:weights=w.json``), and classes of ``__main__`` (``__main__:Class``, a script's or a
-    session's: :func:`_main_class_hash`). A plugin that cannot be read is recorded as
-    ``UNREADABLE``."""
-    hashes: dict[str, str] = {}
-    for kind, name in _names_in(specs):
-        if kind == "class":  # of __main__ (no file: the class's own code)
-            hashes.setdefault(name, _main_class_hash(name.partition(":")[2]))
-        elif kind == "plugin" and name not in hashes:
-            path = _plugin_path(name)
-            hashes[name] = _sha256(path) if path is not None and _is_file(path) else UNREADABLE
-        elif kind == "text" and _is_file(Path(name)):
-            hashes.setdefault(name, _sha256(Path(name)))
-    return hashes
-
-
 def job_plugin_hashes(job: Job) -> dict[str, str]:
     """:func:`plugin_hashes` of every spec of every lineup of ``job``: what its manifest records,
     a resume and its end check."""
     return plugin_hashes([spec for arm in job.arms for spec in arm.bots])
-
-
-def names_in(specs: Sequence[str]) -> set[str]:
-    """Every name the specs give that :func:`plugin_hashes` could record, whether it exists
-    now or not (a file gone since a run still belongs to the specs that named it)."""
-    return {name for _, name in _names_in(specs)}
-
-
-def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """(kind, name) for every class of ``__main__`` ("class", ``__main__:Class``), plugin
-    module or file ("plugin") and text parameter ("text") in the specs, nested specs too
-    (their parameters written with ";"; a nested ``x:y`` is a plugin where y is a Class name
-    or x names a module or file there is, and text otherwise)."""
-    from barbaron.registry import parse_value, split_spec
-
-    def visit(spec: str, nested: bool) -> Iterator[tuple[str, str]]:
-        bot, params = split_spec(spec)
-        head, plugin, cls = bot.partition(":")
-        if plugin and head == "__main__":
-            yield "class", bot
-        elif plugin and (not nested or cls[:1].isupper() or _plugin_path(head) is not None):
-            yield "plugin", head
-        for item in params.split(","):
-            value = item.partition("=")[2].strip()
-            if not value or not isinstance(parse_value(value), str):  # a number names no file
-                continue
-            yield "text", value
-            if ":" in value and not _is_file(Path(value)):  # a spec inside a spec
-                yield from visit(value.replace(";", ","), nested=True)
-
-    for spec in specs:
-        yield from visit(spec, nested=False)
-
-
-UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read
-UNDEFINED = "undefined"  # its mark of a class of __main__ this session does not define
-
-
-def _main_class_hash(name: str) -> str:
-    """A hash of the class ``name`` of ``__main__``: of the whole script it was written in (its
-    helpers and defaults too), or in an interactive session of the class's source where Python
-    can find it; ``UNREADABLE`` otherwise (then a resume cannot tell it is the same class)."""
-    import inspect
-
-    main = sys.modules.get("__main__")
-    cls = getattr(main, name, None)
-    if not isinstance(cls, type):
-        return UNDEFINED
-    script = getattr(main, "__file__", None)
-    if isinstance(script, str) and _is_file(Path(script)):
-        return _sha256(Path(script))
-    try:
-        source = inspect.getsource(cls)
-    except (OSError, TypeError):  # typed into an interactive session
-        return UNREADABLE
-    return hashlib.sha256(source.encode()).hexdigest()
-
-
-def _plugin_path(head: str) -> Path | None:
-    """The file of a plugin named ``file.py`` (or a path) or ``package.module``; None if no
-    module of that name is found."""
-    if head.endswith(".py") or "/" in head:
-        return Path(head)
-    try:
-        found = importlib.util.find_spec(head)
-    except (ImportError, ValueError):  # its package is missing, or the name is not one
-        return None
-    return Path(found.origin) if found is not None and found.origin else None
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # a name too long, or with a NUL: no file
-        return False
-
-
-def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
-    """What differs between the file hashes a run recorded (``then``) and those of its specs
-    now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
-    recorded (``"it started"``)."""
-    then = then if isinstance(then, dict) else {}
-    for name in sorted(p for p in now if p.startswith("__main__:")):  # a session's classes
-        if now[name] == UNDEFINED:
-            return f"the class {name} is not defined here, as it was when {since}"
-        if now[name] == UNREADABLE:  # (unreadable then and now would pass as unchanged)
-            return (
-                f"the code of the class {name} cannot be read to tell whether it changed "
-                f"since {since} (a class typed into an interactive session: put it in a file)"
-            )
-    changed = sorted(p for p in {*then, *now} if then.get(p) != now.get(p))
-    if not changed:
-        return None
-    name = changed[0]
-    if name.startswith("__main__:"):
-        return f"the code of the class {name} has changed since {since}"
-    if name not in now:
-        return f"the file {name}, read when {since}, is gone"
-    if now[name] == UNREADABLE and _plugin_path(name) is None:  # a module, not a file
-        return (
-            f"the module {name} cannot be imported here (put its folder on PYTHONPATH, as "
-            f"when {since})"
-        )
-    if now[name] == UNREADABLE and Path(name).is_absolute():
-        return f"the file {name}, read when {since}, cannot be read now"
-    if now[name] == UNREADABLE:
-        return (
-            f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "
-            f"where {since})"
-        )
-    if name not in then:
-        return f"the file {name} was not there when {since}"
-    return f"the file {name} has changed since {since}"
 
 
 @functools.cache

@@ -549,9 +549,9 @@ class Run:
     ) -> Run:
         """The run of ``arms`` with its results folder (or memory) ready; nothing played yet.
         ``settings``: what else decides its results, checked on --resume (``RunFolder``)."""
+        job = execution.job(arms, games, **job)  # (checked before pyarrow loads)
         from barbaron.results import InMemory, ResultsError, RunFolder
 
-        job = execution.job(arms, games, **job)
         if execution.out is None:
             return cls(command, execution, job, InMemory(job))
         try:

@@ -31,6 +31,7 @@ prints a digest per game: the fresh-process half of the determinism check.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -38,7 +39,7 @@ import pickle
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -386,7 +387,7 @@ def _subject(bot: object) -> tuple[str, Callable[[], Strategy], str | None]:
     from barbaron.registry import BotSpecError, class_spec, split_spec
 
     if isinstance(bot, str):  # (a class of __main__, also inside it: no other process has it)
-        from barbaron.results import plugin_hashes
+        from barbaron.plugins import plugin_hashes
 
         session = any(name.startswith("__main__:") for name in plugin_hashes([bot]))
         return bot, lambda: _build(bot), None if session else bot
@@ -714,7 +715,7 @@ class _RandomWatch:
     def __init__(self) -> None:
         self.uses: dict[str, list] = {}  # name -> [calls, first caller]
         self.changed: list[str] = []
-        self._patched: list[tuple[object, str, object]] = []
+        self._patched: list[tuple[object, str, object, object]] = []  # (where, name, was, is)
         self._active = False
 
     def __enter__(self) -> _RandomWatch:
@@ -726,6 +727,38 @@ class _RandomWatch:
         self._before = self._states()
         self._active = True
         return self
+
+    def before_games(self) -> None:
+        """Note numba's generators too, before the first game: the games load numba anyway,
+        and a spec refused before then is refused without its second of loading. numba
+        compiles with the functions unwatched: it knows ``np.random.random`` by identity, so a
+        kernel that draws from it would not compile (an error the bot does not have) where a
+        cached one runs and changes numba's generator, which is what the watch reports."""
+        from numba.core.dispatcher import Dispatcher
+
+        self._before.update(self._numba_states())
+        compile_ = Dispatcher.compile
+        watch = self
+
+        def compile_unwatched(dispatcher, signature):
+            with watch._unwatched():
+                return compile_(dispatcher, signature)
+
+        self._patched.append((Dispatcher, "compile", compile_, compile_unwatched))
+        Dispatcher.compile = compile_unwatched
+
+    @contextlib.contextmanager
+    def _unwatched(self) -> Iterator[None]:
+        """The original functions back for a while (a kernel's compilation)."""
+        patched = list(self._patched)
+        for where, name, was, _ in reversed(patched):
+            setattr(where, name, was)
+        try:
+            yield
+        finally:
+            if self._patched:  # (still watching)
+                for where, name, _, is_ in patched:
+                    setattr(where, name, is_)
 
     def _install(self) -> None:
         import random
@@ -746,12 +779,14 @@ class _RandomWatch:
     def __exit__(self, *exc: object) -> None:
         self._active = False
         after = self._states()
+        if len(self._before) > len(after):  # numba's too (once games were to be played)
+            after |= self._numba_states()
         self.changed = [k for k, v in self._before.items() if after.get(k) != v]
         self._restore()
 
     def _restore(self) -> None:
-        for module, name, original in reversed(self._patched):
-            setattr(module, name, original)
+        for where, name, was, _ in reversed(self._patched):
+            setattr(where, name, was)
         self._patched.clear()
 
     def _note(self, name: str) -> None:
@@ -773,7 +808,7 @@ class _RandomWatch:
         watched.__name__ = getattr(fn, "__name__", name)
         watched.__doc__ = getattr(fn, "__doc__", None)
         watched.__wrapped__ = fn
-        self._patched.append((module, name, fn))
+        self._patched.append((module, name, fn, watched))
         setattr(module, name, watched)
 
     def _patch_default_rng(self) -> None:
@@ -786,31 +821,36 @@ class _RandomWatch:
 
         default_rng.__doc__ = original.__doc__
         default_rng.__wrapped__ = original
-        self._patched.append((np.random, "default_rng", original))
+        self._patched.append((np.random, "default_rng", original, default_rng))
         np.random.default_rng = default_rng
 
     @staticmethod
     def _states() -> dict[str, object]:
         import random
 
-        states: dict[str, object] = {
+        return {
             "numpy's global random state (numpy.random.get_state())": pickle.dumps(
                 np.random.get_state()
             ),
             "the random module's state (random.getstate())": random.getstate(),
         }
-        try:  # numba keeps its own generators for np.random / random inside compiled code
+
+    @staticmethod
+    def _numba_states() -> dict[str, object]:
+        """numba's own generators for np.random / random inside compiled code."""
+        try:
             from numba import _helperlib as helper
 
-            states["numba's np.random state (np.random in compiled code)"] = helper.rnd_get_state(
-                helper.rnd_get_np_state_ptr()
-            )
-            states["numba's random state (random in compiled code)"] = helper.rnd_get_state(
-                helper.rnd_get_py_state_ptr()
-            )
+            return {
+                "numba's np.random state (np.random in compiled code)": helper.rnd_get_state(
+                    helper.rnd_get_np_state_ptr()
+                ),
+                "numba's random state (random in compiled code)": helper.rnd_get_state(
+                    helper.rnd_get_py_state_ptr()
+                ),
+            }
         except Exception:  # a numba without these internals: numpy's and random's still count
-            pass
-        return states
+            return {}
 
     def findings(self) -> list[str]:
         """What was used, one phrase each; empty if nothing."""
@@ -1078,6 +1118,7 @@ def check_strategy(
             bot = make()
             twin_bot = _build(twin, "the twin (--twin): ") if twin is not None else None
             companions = {c: _build(c) for c in COMPANIONS}
+            watch.before_games()
             say(
                 f"checking X = {label}{f' (twin {twin})' if twin else ''}: {games:,} games, "
                 f"seed {seed}, {TABLES} tables of 2-4 players"

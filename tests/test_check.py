@@ -41,6 +41,7 @@ def fixture(name: str) -> str:
 BAD = {
     "GlobalNumpyRandom": ({GLOBAL_RANDOM}, ["numpy.random.random", "bad_bots.py:"]),
     "GlobalPythonRandom": ({GLOBAL_RANDOM}, ["random.random", "GlobalPythonRandom.buy"]),
+    "CompiledRandom": ({GLOBAL_RANDOM}, ["changed numba's np.random state"]),
     "UnseededGenerator": ({GLOBAL_RANDOM}, ["default_rng() without a seed", "UnseededGenerator"]),
     "MedianBuyer": ({BATCH, ORDER}, ["played alone", "coins ["]),
     "EveryOtherCall": ({DETERMINISM, BATCH, ORDER}, ["fresh instance", "first different answer"]),

@@ -205,7 +205,7 @@ def test_resume_names_what_differs_from_the_interrupted_run(tmp_path, capsys, mo
 def test_only_files_a_spec_loads_are_fingerprinted(tmp_path, monkeypatch):
     """A number that happens to name a file is no file parameter, and a text parameter with a
     colon is no plugin (its lookup raised ModuleNotFoundError on every run with --out)."""
-    from barbaron.results import plugin_hashes
+    from barbaron.plugins import plugin_hashes
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "100").write_text("not a bot's file")
@@ -221,7 +221,7 @@ def test_only_files_a_spec_loads_are_fingerprinted(tmp_path, monkeypatch):
 def test_a_plugin_gone_from_an_absolute_path_is_not_a_question_of_the_folder(tmp_path):
     """Its replay said "cannot be read from <cwd> (run this from the folder where it was
     played)", advice that cannot help for an absolute path (QA)."""
-    from barbaron.results import UNREADABLE, plugin_change
+    from barbaron.plugins import UNREADABLE, plugin_change
 
     gone, relative = str(tmp_path / "gone.py"), "gone.py"  # (as plugin_hashes keys them)
     said = plugin_change({gone: "0" * 64}, {gone: UNREADABLE}, "it was played")

@@ -152,6 +152,44 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
 
 
 @pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--bots", "nope", "greedy"],
+        ["play", "--bots", "greedy", "greedy", "--games", "-5"],
+        ["compare", "hard", "normal", "--field", "nope"],
+        ["seats", "--bots", "nope", "--players", "4", "--bonus", "0:100:50"],
+        ["sweep", "--bot", "nope", "--param", "risk=0:1:0.5"],
+        ["tournament", "--bots", "nope", "hard"],
+        ["tune", "--bot", "nope", "--param", "risk=0:1"],
+        ["check", "nope"],
+        ["replay", "--seed", "0", "--game", "0", "--bots", "nope", "greedy"],
+        ["replay", "--run", "no-such-folder", "--game", "0"],
+        ["bench", "--games", "-3"],
+    ],
+    ids=lambda argv: " ".join(argv[:3]),
+)
+def test_a_usage_error_found_by_the_library_loads_no_engine(tmp_path, argv):
+    """Issue 9: any usage error within 0.4 s. Those found past argparse (a bad spec, a number
+    out of range, no results folder) are found before numba (a third of a second or more),
+    matplotlib, pandas or joblib load: play, tournament and the rest checked them after."""
+    out = [] if argv[0] in ("check", "replay", "bench") else ["--out", str(tmp_path / "out")]
+    run(
+        f"""
+        import contextlib, io, sys
+        from barbaron.cli import main
+        said = io.StringIO()
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            status = main(sys.argv[1:])
+        assert status == 2 and said.getvalue().startswith("error: "), (status, said.getvalue())
+        loaded = [m for m in {HEAVY!r} if m in sys.modules]
+        assert not loaded, loaded
+        """,
+        *argv,
+        *out,
+    )
+
+
+@pytest.mark.parametrize(
     "started_as, quiet",
     [
         ('sys.argv[0] = "/venv/bin/barbaron"', True),  # the console script

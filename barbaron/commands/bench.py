@@ -80,10 +80,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{option} goes with --end-to-end; for the engine alone give --games")
     args.games = ENGINE_GAMES if args.games is None else args.games
     args.batch_size = DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size
-    from barbaron.api import build_bots
-    from barbaron.bench import bench_lineup
-    from barbaron.rules import Rules
-
     for option, value, most in (
         ("--games", args.games, MAX_BENCH_GAMES),
         ("--batch-size", args.batch_size, MAX_BATCH_SIZE),
@@ -94,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
     unknown = [n for n in names if n not in LINEUPS]
     if unknown:
         raise UsageError(f"unknown lineup {unknown[0]!r} (known: {', '.join(LINEUPS)})")
+    from barbaron.api import build_bots
+    from barbaron.bench import bench_lineup
+    from barbaron.rules import Rules
+
     print(f"{'lineup':<20} {'games':>9} {'seconds':>8} {'games/s/core':>13} {'peak MB':>8}")
     for name in names:
         specs = LINEUPS[name]

@@ -230,7 +230,6 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     """One game of a seeded batch run, on the reference engine (and --check: the batch too)."""
     from barbaron.api import Execution, lineup_bots
     from barbaron.reference import format_log
-    from barbaron.replay import batch_outcome, compare_outcome, replay_game
 
     if args.seed is None or args.game is None or args.bots is None:
         raise UsageError("a seeded replay needs all of --seed S --game G --bots A B [C D]")
@@ -238,6 +237,8 @@ def _replay_seeded(args: argparse.Namespace) -> int:
         raise UsageError("--seed and --game must be whole numbers from 0 to 2**63 - 1")
     strategies = lineup_bots(args.bots)
     rules = Execution(**rules_options(args)).rules(len(strategies))
+    from barbaron.replay import batch_outcome, compare_outcome, replay_game
+
     if args.html is not None:
         from barbaron.streams import SeededChance
 
