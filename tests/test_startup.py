@@ -171,7 +171,8 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
 def test_a_usage_error_found_by_the_library_loads_no_engine(tmp_path, argv):
     """Issue 9: any usage error within 0.4 s. Those found past argparse (a bad spec, a number
     out of range, no results folder) are found before numba (a third of a second or more),
-    matplotlib, pandas or joblib load: play, tournament and the rest checked them after."""
+    pandas, pyarrow, matplotlib or joblib load: play, tournament and the rest checked them
+    after."""
     out = [] if argv[0] in ("check", "replay", "bench") else ["--out", str(tmp_path / "out")]
     run(
         f"""
