@@ -317,18 +317,28 @@ def test_a_manifest_that_is_not_barbarons_is_refused(tmp_path, capsys, monkeypat
 
 # --- faults -----------------------------------------------------------------------------------
 KILLER = """
-import os, signal
+import os, signal, time
 import numpy as np
 from barbaron.strategy import Strategy
 
 class Killer(Strategy):
-    # kills the worker process that plays it, when TEST_PID names the run's parent
+    # kills one worker process that plays it (not the run's own, whose parent is TEST_PID),
+    # once the run has kept unit 0: TEST_KEPT names unit 0's tally file, the mark of a kept
+    # unit, and TEST_CLAIM a file the first worker here claims
 
     def buy(self, view, games, bars):
-        test = int(os.environ.get("TEST_PID", -1))
-        late = view.game[games].min() >= 250  # unit 0 finishes; the worker also gets unit 1
-        if test >= 0 and os.getppid() != test and late:  # a worker, not the run's own process
-            os.kill(os.getpid(), signal.SIGKILL)
+        late = view.game[games].min() >= 250  # past unit 0
+        worker = os.getppid() != int(os.environ.get("TEST_PID", -1))
+        if "TEST_KEPT" in os.environ and worker and late:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(os.environ["TEST_KEPT"]) and time.monotonic() < deadline:
+                time.sleep(0.01)  # the other worker may still be playing unit 0
+            try:  # only the first worker here dies: the run reports one exit code
+                os.close(os.open(os.environ["TEST_CLAIM"], os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                pass
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
         return np.ones(games.size, dtype=bool)
 """
 
@@ -352,7 +362,9 @@ def test_a_killed_worker_ends_the_run_in_one_line_and_resume_completes_it(tmp_pa
     ref = cli(*argv, "--out", tmp_path / "ref")
     assert ref.wait(timeout=120) == 0, ref.stderr.read()
     started = time.monotonic()
-    dying = cli(*argv, "--out", tmp_path / "k", env={"TEST_PID": str(os.getpid())})
+    kept = tmp_path / "k.partial" / "tallies" / "unit-0000000.npz"
+    env = {"TEST_PID": str(os.getpid()), "TEST_KEPT": str(kept), "TEST_CLAIM": str(tmp_path / "c")}
+    dying = cli(*argv, "--out", tmp_path / "k", env=env)
     status = dying.wait(timeout=60)
     err = dying.stderr.read()
     assert status == 1 and one_line(err), err
