@@ -145,5 +145,11 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
             f"where {since})"
         )
     if name not in then:
-        return f"the file {name} was not there when {since}"
-    return f"the file {name} has changed since {since}"
+        return f"{_called(name)} was not there when {since}"
+    return f"{_called(name)} has changed since {since}"
+
+
+def _called(name: str) -> str:
+    """How a message names a plugin: ``the module pkg.mod`` or ``the file path/to/bot.py``."""
+    dotted = not (name.endswith(".py") or "/" in name or os.sep in name)
+    return f"the {'module' if dotted and _plugin_path(name) is not None else 'file'} {name}"

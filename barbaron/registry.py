@@ -316,7 +316,7 @@ def parse_value(text: str) -> object:
         return low == "true"
     for kind in (int, float):
         try:
-            return kind(text)
+            return kind(text) if "_" not in text else text  # (Python reads 1_0 as 10: QA)
         except ValueError:
             pass
     return text
@@ -372,18 +372,28 @@ def _load_class(spec: str, where: str, name: str) -> type:
             sys.modules.pop(module_name, None)
             _file_sources.pop(module_name, None)
         raise BotSpecError(f"bot {spec!r}: cannot import {where}: {_one_line(e)}") from None
-    cls = getattr(module, name, None)
-    if not isinstance(cls, type):
-        from barbaron.strategy import Strategy
+    from barbaron.strategy import BASE_CLASSES, Strategy
 
+    cls = getattr(module, name, None)
+    base = cls in BASE_CLASSES  # imported there: not a bot, but what bots are built on
+    if not isinstance(cls, type) or base:
         classes = sorted(
             k
             for k, v in vars(module).items()
-            if isinstance(v, type) and issubclass(v, Strategy) and v.__module__ == module.__name__
+            if isinstance(v, type)
+            and issubclass(v, Strategy)
+            and v.__module__ == module.__name__
+            and v not in BASE_CLASSES
         )
+        defined = ", ".join(classes) or "none"
+        if base:
+            raise BotSpecError(
+                f"bot {spec!r}: {name} is barbaron's base class, not a bot: name your subclass "
+                f"of it (strategy classes defined in {where}: {defined})"
+            )
         raise BotSpecError(
-            f"bot {spec!r}: {where} has no class {name!r} "
-            f"(strategy classes defined there: {', '.join(classes) or 'none'})"
+            f"bot {spec!r}: {where} has no class {name!r} (strategy classes defined there: "
+            f"{defined})"
         )
     return cls
 

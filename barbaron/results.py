@@ -322,6 +322,15 @@ def read_manifest(folder: Path) -> dict:
     return manifest
 
 
+def _has_manifest(folder: Path) -> bool:
+    """Whether ``folder`` holds a barbaron manifest: a results folder, or an interrupted one."""
+    try:
+        read_manifest(folder)
+    except ResultsError:
+        return False
+    return True
+
+
 def foreign_content(folder: Path) -> str:
     """'' if ``folder`` is a results folder barbaron wrote (a barbaron manifest and nothing
     barbaron did not write), else what says it is not."""
@@ -445,6 +454,12 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
     """Refuse what is already at ``out`` and ``partial`` unless --force or --resume allows it
     (and never someone else's files). Both together continue a run started with --force
     beside an earlier one, which it replaces once it is complete."""
+    for parent in out.parents:  # its own files there would make it no longer barbaron's (QA)
+        if _has_manifest(parent):
+            raise ResultsError(
+                f"--out {out} lies inside the results folder {parent}: choose a folder "
+                "outside it (a results folder holds only what barbaron wrote there)"
+            )
     interrupted = partial.exists() or partial.is_symlink()
     if interrupted and (why := foreign_content(partial)):
         raise ResultsError(

@@ -636,3 +636,8 @@ class ScalarStrategy(AnswersInOne):
             game = self._one(view, g, drawn[i], seen[i])
             answers.append(_scalar_answer(self, decision, method(game, *extra)))
         return np.array(answers, dtype=np.int64 if decision is Decision.UPGRADE else bool)
+
+
+# barbaron's own classes that bots are built on, never bots themselves (a spec naming one, as
+# imported into a user's module, is refused)
+BASE_CLASSES = (Strategy, AnswersInOne, ScalarStrategy, Mixed)

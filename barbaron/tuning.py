@@ -540,6 +540,11 @@ def tune(
         raise UsageError(f"--confirm-seed must be a whole number, got {confirm_seed!r}")
     if not 0 <= confirm_seed < MAX_INDEX:
         raise UsageError(f"--confirm-seed must be from 0 to 2**63 - 1, got {confirm_seed}")
+    if confirm_seed == execution.seed:  # its deals would be the tuning's, bias and all
+        raise UsageError(
+            f"--confirm-seed must differ from --seed ({confirm_seed}): the confirmation plays "
+            "fresh deals, not the ones the trials were chosen on; leave it out for --seed + 1"
+        )
     template = execution.job([Arm("trial", (bot, *field), rules, studied=True)], games_per_trial)
     confirm = execution.job([Arm("best", (bot, *field), rules)], confirm_games)  # checks it
     settings = {

@@ -172,6 +172,17 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
     assert isinstance(make_bot("barbaron.bots.threshold:ThresholdBot:buy=5"), ThresholdBot)
     with pytest.raises(BotSpecError, match="has no class 'Nope'"):
         make_bot(f"{plugin}:Nope")
+    (tmp_path / "scalar.py").write_text(
+        "from barbaron.strategy import ScalarStrategy, Strategy\n"
+        "class Mine(ScalarStrategy):\n"
+        "    pass\n"
+    )
+    for spec in (f"{tmp_path / 'scalar.py'}:Strategy", "barbaron.strategy:ScalarStrategy"):
+        # a base class, imported where the bot is, played silently as a bot that never acts
+        with pytest.raises(BotSpecError, match="is barbaron's base class, not a bot: name your"):
+            make_bot(spec)
+    with pytest.raises(BotSpecError, match=r"defined in .*scalar.py: Mine\)"):
+        make_bot(f"{tmp_path / 'scalar.py'}:ScalarStrategy")
     with pytest.raises(BotSpecError, match="no file"):
         make_bot("missing.py:Careful")
     with pytest.raises(BotSpecError, match="cannot import no_such_module"):
@@ -186,6 +197,9 @@ def test_parameter_values():
         True,
         "abc",
     ]
+    assert parse_value("1_0") == "1_0"  # not 10, as Python would read it (QA)
+    with pytest.raises(BotSpecError, match="hard:risk=1_0"):
+        make_bot("hard:risk=1_0")
 
 
 def test_end_to_end_figures_are_the_median_of_their_rounds(capsys, monkeypatch):

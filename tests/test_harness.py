@@ -494,6 +494,8 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
     partial = tmp_path / "resumed.partial"
     assert json.loads((partial / "manifest.json").read_text())["status"] == "partial"
     assert not out.exists()
+    status, _, err = run(capsys, "report", partial)  # (it printed a raw [Errno 2], QA)
+    assert status == 2 and f"{partial} holds an interrupted run" in err and "--resume" in err
     status, _, err = run(
         capsys,
         "play",
@@ -975,6 +977,19 @@ def test_paths_that_are_not_results_folders_are_never_replaced(tmp_path, capsys,
     monkeypatch.chdir(empty)
     status, _, err = run(capsys, "play", "--bots", "easy", "easy", "--out", ".", "--quiet")
     assert status == 2 and "is the current folder or holds it" in err and empty.is_dir()
+
+
+def test_an_out_inside_a_results_folder_is_refused(tmp_path, capsys):
+    """A run inside another's results folder made that folder no longer barbaron's: --force
+    could not replace it any more (QA)."""
+    argv = ["play", "--bots", "easy", "easy", "--games", "20", "--quiet", "--no-plots"]
+    assert run(capsys, *argv, "--out", tmp_path / "a")[0] == 0
+    before = sorted(p.name for p in (tmp_path / "a").iterdir())
+    for inner in ("a/sub", "a/games.parquet/x"):
+        status, _, err = run(capsys, *argv, "--out", tmp_path / inner)
+        assert status == 2 and f"lies inside the results folder {tmp_path / 'a'}" in err, err
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == before
+    assert run(capsys, *argv, "--out", tmp_path / "a", "--force")[0] == 0
 
 
 def test_huge_seeds_and_coins_are_refused(tmp_path, capsys):

@@ -230,6 +230,18 @@ def test_a_plugin_gone_from_an_absolute_path_is_not_a_question_of_the_folder(tmp
     assert "(run this from the folder where it was played)" in said
 
 
+def test_a_changed_module_is_called_a_module_and_a_changed_file_a_file(tmp_path):
+    """A module plugin that changed was called "the file pk.m" (QA)."""
+    from barbaron.plugins import plugin_change
+
+    module, file = "barbaron.bots.greedy", str(tmp_path / "mine.py")
+    for name, called in ((module, "the module"), (file, "the file"), ("w.json", "the file")):
+        said = plugin_change({name: "0" * 64}, {name: "1" * 64}, "it was played")
+        assert said == f"{called} {name} has changed since it was played"
+        said = plugin_change({}, {name: "1" * 64}, "it was played")
+        assert said == f"{called} {name} was not there when it was played"
+
+
 def weights_file(path: Path, sign: int) -> None:
     """A copy of the value bot's shipped weights file, its weights times ``sign``."""
     from barbaron.bots import value

@@ -273,12 +273,16 @@ def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monke
         ({"--trials": "0"}, "--trials must be from 1"),
         ({"--games-per-trial": "6"}, "--games-per-trial must be a positive multiple of the 4"),
         ({"--bot": "nrmal"}, "did you mean 'normal'"),
+        ({"--confirm-seed": "3"}, "--confirm-seed must differ from --seed (3): the confirmation"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_leaves_nothing(change, message, tmp_path, capsys):
     argv = list(TARGET)
     for option, value in change.items():
-        argv[argv.index(option) + 1] = value
+        if option in argv:
+            argv[argv.index(option) + 1] = value
+        else:
+            argv += [option, value]
     assert main([*argv, "--out", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err

@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
+        if isinstance(manifest, dict) and manifest.get("status") == "partial":
+            raise UsageError(
+                f"{folder} holds an interrupted run, which has no summary yet: run its command "
+                "again with --resume to finish it, then report the folder it names"
+            )
         summary = json.loads((folder / "summary.json").read_text())
     except (OSError, ValueError, RecursionError) as e:
         raise UsageError(

@@ -63,7 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="games of the confirmation on fresh deals (default: --games-per-trial)",
     )
     parser.add_argument(
-        "--confirm-seed", type=int, help="seed of the fresh deals (default: --seed + 1)"
+        "--confirm-seed",
+        type=int,
+        help="seed of the fresh deals, other than --seed (default: --seed + 1)",
     )
     parser.add_argument(
         "--sampler",
