@@ -717,6 +717,7 @@ class _RandomWatch:
         self.changed: list[str] = []
         self._patched: list[tuple[object, str, object, object]] = []  # (where, name, was, is)
         self._active = False
+        self._numba_noted = False  # numba's generators noted too (games were to be played)
 
     def __enter__(self) -> _RandomWatch:
         try:
@@ -737,6 +738,7 @@ class _RandomWatch:
         from numba.core.dispatcher import Dispatcher
 
         self._before.update(self._numba_states())
+        self._numba_noted = True
         compile_ = Dispatcher.compile
         watch = self
 
@@ -779,7 +781,7 @@ class _RandomWatch:
     def __exit__(self, *exc: object) -> None:
         self._active = False
         after = self._states()
-        if len(self._before) > len(after):  # numba's too (once games were to be played)
+        if self._numba_noted:
             after |= self._numba_states()
         self.changed = [k for k, v in self._before.items() if after.get(k) != v]
         self._restore()
