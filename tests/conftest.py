@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from barbaron.strategy import GameView, ScalarStrategy, Strategy
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance"
 CONFORMANCE_FILES = sorted(CONFORMANCE.glob("*.json"))
+
+# A shell that starts the suite in the background starts it with Ctrl-C ignored, which barbaron
+# rightly leaves ignored (and the subprocesses inherit): the tests of Ctrl-C need Python's own.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class GeneratorChance:
