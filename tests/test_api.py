@@ -648,11 +648,13 @@ def test_two_values_of_a_sweep_are_told_apart_as_their_paired_interval_says():
 
 def test_a_seats_table_shows_how_far_an_interval_reaches_on_each_side():
     """The seats' table printed share ±half-width, which an interval near 0 is not (review)."""
-    from barbaron.commands._shared import plus_minus
+    from barbaron.commands._shared import interval, plus_minus
 
     assert plus_minus(0.25, [0.2, 0.3]) == "0.2500 ±0.0500"
     assert plus_minus(0.0, [0.0, 0.19]) == "0.0000 +0.1900/-0.0000"
     assert plus_minus(0.2741, [0.2698, 0.2785]) == "0.2741 ±0.0044"  # (a lean of one unit)
+    assert plus_minus(1.0, [None, None]) == "1.0000 -"  # one deal: no interval (not nan)
+    assert interval([None, None]) == "-" and interval([0.1, 0.2]) == "[0.1000, 0.2000]"
 
 
 def test_a_share_few_deals_move_has_an_interval_that_can_hold_the_truth(tmp_path):

@@ -185,8 +185,11 @@ def fixed(x: float, digits: int = 4, sign: bool = False) -> str:
 
 
 def interval(ci: list[float | None], digits: int = 4, sign: bool = False) -> str:
-    """``[low, high]`` with four decimals (or ``digits``, signed with ``sign``)."""
+    """``[low, high]`` with four decimals (or ``digits``, signed with ``sign``); ``-`` where
+    there is none (too few deals: summary.json's nulls)."""
     low, high = map(read_number, ci)
+    if math.isnan(low) and math.isnan(high):
+        return "-"
     return f"[{fixed(low, digits, sign)}, {fixed(high, digits, sign)}]"
 
 
@@ -196,6 +199,8 @@ def plus_minus(mean: float, ci: list[float | None]) -> str:
     low, high = map(read_number, ci)
     mean = read_number(mean)
     above, below = high - mean, mean - low
+    if math.isnan(above) and math.isnan(below):  # no interval (too few deals)
+        return f"{mean:.4f} -"
     if not abs(above - below) > 1e-4:  # (a lean of a unit of the last digit shows no more)
         return f"{mean:.4f} ±{max(above, below):.4f}"
     return f"{mean:.4f} +{above:.4f}/-{below:.4f}"
@@ -274,7 +279,8 @@ def identical_seats_note(summary: dict) -> list[str]:
         specs = [b["bot"] if isinstance(b, dict) else b for b in bots]
         return [
             f"{' and '.join(dict.fromkeys(specs))} are the same bot: its rotations repeat "
-            "identical games (their shares come out equal); one spec plays each deal once"
+            "identical games (their shares come out equal); written as one spec in every seat, "
+            "each deal would be played once"
         ]
     return []
 
