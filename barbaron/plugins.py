@@ -150,6 +150,7 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
 
 
 def _called(name: str) -> str:
-    """How a message names a plugin: ``the module pkg.mod`` or ``the file path/to/bot.py``."""
-    dotted = not (name.endswith(".py") or "/" in name or os.sep in name)
-    return f"the {'module' if dotted and _plugin_path(name) is not None else 'file'} {name}"
+    """How a message names a plugin: ``the module pkg.mod`` or ``the file path/to/bot.py`` (a
+    name with a hash is one of the two; told apart without importing anything)."""
+    file = name.endswith(".py") or "/" in name or os.sep in name or _is_file(Path(name))
+    return f"the {'file' if file else 'module'} {name}"

@@ -375,7 +375,7 @@ def _load_class(spec: str, where: str, name: str) -> type:
     from barbaron.strategy import BASE_CLASSES, Strategy
 
     cls = getattr(module, name, None)
-    base = cls in BASE_CLASSES  # imported there: not a bot, but what bots are built on
+    base = any(cls is b for b in BASE_CLASSES)  # imported there: what bots are built on
     if not isinstance(cls, type) or base:
         classes = sorted(
             k

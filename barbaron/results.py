@@ -325,8 +325,10 @@ def read_manifest(folder: Path) -> dict:
 def _has_manifest(folder: Path) -> bool:
     """Whether ``folder`` holds a barbaron manifest: a results folder, or an interrupted one."""
     try:
+        if not (folder / "manifest.json").is_file():  # (a pipe of that name would never end)
+            return False
         read_manifest(folder)
-    except ResultsError:
+    except (OSError, ResultsError):
         return False
     return True
 

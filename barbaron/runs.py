@@ -349,7 +349,7 @@ def parse_values(text: str, what: str) -> list[float]:
             check_magnitude(v, what)
 
     try:
-        if not text.strip():
+        if not text.strip() or "_" in text:  # (float reads 1_0 as 10, as bot specs do not)
             raise ValueError
         if ":" in text:
             start, stop, step = (float(x) for x in text.split(":"))

@@ -142,7 +142,7 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
         else:
             parts = list(bounds) if isinstance(bounds, Sequence) else [bounds]
         try:
-            if len(parts) != 2:
+            if len(parts) != 2 or any("_" in str(x) for x in parts):  # (float reads 1_0 as 10)
                 raise ValueError
             low, high = (float(x) for x in parts)
             if not (math.isfinite(low) and math.isfinite(high)):

@@ -173,10 +173,16 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
     with pytest.raises(BotSpecError, match="has no class 'Nope'"):
         make_bot(f"{plugin}:Nope")
     (tmp_path / "scalar.py").write_text(
+        "import numpy as np\n"
         "from barbaron.strategy import ScalarStrategy, Strategy\n"
         "class Mine(ScalarStrategy):\n"
         "    pass\n"
+        "X = np.array([1, 2])\n"
     )
+    with pytest.raises(
+        BotSpecError, match=r"has no class 'X' \(strategy classes defined there: Mine"
+    ):
+        make_bot(f"{tmp_path / 'scalar.py'}:X")  # (an array's == is no answer: review)
     for spec in (f"{tmp_path / 'scalar.py'}:Strategy", "barbaron.strategy:ScalarStrategy"):
         # a base class, imported where the bot is, played silently as a bot that never acts
         with pytest.raises(BotSpecError, match="is barbaron's base class, not a bot: name your"):

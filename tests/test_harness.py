@@ -495,7 +495,8 @@ def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys)
     assert json.loads((partial / "manifest.json").read_text())["status"] == "partial"
     assert not out.exists()
     status, _, err = run(capsys, "report", partial)  # (it printed a raw [Errno 2], QA)
-    assert status == 2 and f"{partial} holds an interrupted run" in err and "--resume" in err
+    assert status == 2 and err.startswith(f"error: {partial} holds an interrupted run"), err
+    assert "--resume" in err and len(err.strip().splitlines()) == 1
     status, _, err = run(
         capsys,
         "play",

@@ -232,10 +232,14 @@ def test_a_plugin_gone_from_an_absolute_path_is_not_a_question_of_the_folder(tmp
     assert "(run this from the folder where it was played)" in said
 
 
-def test_a_changed_module_is_called_a_module_and_a_changed_file_a_file(tmp_path):
+def test_a_changed_module_is_called_a_module_and_a_changed_file_a_file(tmp_path, monkeypatch):
     """A module plugin that changed was called "the file pk.m" (QA)."""
     from barbaron.plugins import plugin_change
 
+    (tmp_path / "w.json").write_text("{}")
+    (tmp_path / "w.py").write_text("raise SystemExit('imported')")  # never imported to tell
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
     module, file = "barbaron.bots.greedy", str(tmp_path / "mine.py")
     for name, called in ((module, "the module"), (file, "the file"), ("w.json", "the file")):
         said = plugin_change({name: "0" * 64}, {name: "1" * 64}, "it was played")

@@ -264,6 +264,7 @@ def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monke
         ({"--param": "cushion=6:5"}, "the range is reversed"),
         ({"--param": "cushion=a:5"}, "must be two finite numbers"),
         ({"--param": "cushion=0:nan"}, "must be two finite numbers"),
+        ({"--param": "cushion=0:1_0"}, "must be two finite numbers"),
         ({"--param": "cushion=0:5.5"}, "takes whole numbers"),
         ({"--param": "cushion=0:1e300"}, "1e+300 is not a finite number of at most 1e12"),
         ({"--param": "cushion=-10:5"}, "cushion must be a whole number of coins >= 0"),

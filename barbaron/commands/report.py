@@ -35,16 +35,17 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
-        if isinstance(manifest, dict) and manifest.get("status") == "partial":
-            raise UsageError(
-                f"{folder} holds an interrupted run, which has no summary yet: run its command "
-                "again with --resume to finish it, then report the folder it names"
-            )
-        summary = json.loads((folder / "summary.json").read_text())
+        partial = isinstance(manifest, dict) and manifest.get("status") == "partial"
+        summary = None if partial else json.loads((folder / "summary.json").read_text())
     except (OSError, ValueError, RecursionError) as e:
         raise UsageError(
             f"{folder} is not a finished results folder (manifest.json and summary.json): {e}"
         ) from None
+    if partial:
+        raise UsageError(
+            f"{folder} holds an interrupted run, which has no summary yet: run its command "
+            "again with --resume to finish it, then report the folder it names"
+        )
     command = manifest.get("command") if isinstance(manifest, dict) else None
     if command not in COMMANDS:
         raise UsageError(f"{folder}: its manifest names no barbaron command ({command!r})")
