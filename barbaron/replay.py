@@ -20,10 +20,15 @@ def replay_game(
     rules: Rules, strategies: Sequence[Strategy], seed: int, game: int
 ) -> tuple[Outcome, list[Event]]:
     """Game ``game`` of a run under ``seed``: the same dice, cards and bot draws as the batch."""
+    played = seeded_game(rules, strategies, seed, game)
+    return played.play(), played.events
+
+
+def seeded_game(rules: Rules, strategies: Sequence[Strategy], seed: int, game: int) -> Game:
+    """Game ``game`` of a run under ``seed`` on the reference engine, ready to play."""
     from barbaron.streams import SeededChance  # (numba: not for a run's folder that is wrong)
 
-    played = Game(rules, strategies, SeededChance(seed, game), seed=seed, game=game)
-    return played.play(), played.events
+    return Game(rules, strategies, SeededChance(seed, game), seed=seed, game=game)
 
 
 def batch_outcome(rules: Rules, strategies: Sequence[Strategy], seed: int, game: int) -> dict:

@@ -528,12 +528,11 @@ def _play(
 
 def _reference_state(rules: Rules, seats: list, seed: int, games: np.ndarray) -> dict:
     """``games`` played one at a time on the reference engine, as :func:`_play` keeps them."""
-    from barbaron.reference import Game
-    from barbaron.streams import SeededChance
+    from barbaron.replay import seeded_game
 
     rows = []
     for g in games.tolist():
-        game = Game(rules, seats, SeededChance(seed, g), seed=seed, game=g)
+        game = seeded_game(rules, seats, seed, g)
         outcome = game.play()
         rows.append(dict(outcome.to_dict(), skip=game.skip))
     return {f: np.array([row[f] for row in rows]) for f in _FIELDS}
