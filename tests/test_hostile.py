@@ -1211,12 +1211,14 @@ def test_a_second_ctrl_c_stops_a_strategy_that_never_returns(tmp_path):
 
 
 def _playing_children(pid: int) -> list[int]:
-    """The child processes of ``pid`` that run ``barbaron play``."""
+    """The child processes of ``pid`` that run ``barbaron play ... --games N``: games, not the
+    start-up's usage errors, which end in a tenth of a second (review)."""
     found = []
     with contextlib.suppress(OSError):
         for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
             with contextlib.suppress(OSError):
-                if b"\0play\0" in Path(f"/proc/{child}/cmdline").read_bytes():
+                line = Path(f"/proc/{child}/cmdline").read_bytes()
+                if b"\0play\0" in line and b"\0--games\0" in line:
                     found.append(int(child))
     return found
 
