@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         "--games",
         type=common.count,
         default=1_000_000,
-        help="games per bonus point, same bot in every seat (default 1e6)",
+        help="games per bonus point, same bot in every seat (default 1,000,000)",
     )
     parser.add_argument(
         "--mixed-games",
