@@ -43,6 +43,14 @@ def flag(value: object) -> object:
     return value
 
 
+def number_text(text: object, kind: type = float) -> float:
+    """``kind(text)``, a number as an option or a bot spec writes it: never with ``_`` between
+    digits, which Python reads (``1_0`` as 10) and a user did not mean (QA); ValueError then."""
+    if isinstance(text, str) and "_" in text:
+        raise ValueError(f"{text!r} is not a number")
+    return kind(text)
+
+
 def read_number(value: float | None) -> float:
     """A number of a summary read back from summary.json, where null stands for one that is not
     finite: None as nan."""

@@ -43,6 +43,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
+from barbaron.params import number_text
+
 if TYPE_CHECKING:  # imported where needed: importing this module must stay cheap (numba!)
     from importlib.metadata import EntryPoint
 
@@ -316,7 +318,7 @@ def parse_value(text: str) -> object:
         return low == "true"
     for kind in (int, float):
         try:
-            return kind(text) if "_" not in text else text  # (Python reads 1_0 as 10: QA)
+            return number_text(text, kind)
         except ValueError:
             pass
     return text

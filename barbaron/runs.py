@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from barbaron.config import DEFAULT_BATCH_SIZE, MAX_POINTS
 from barbaron.errors import RunFailed, RunInterrupted, UsageError, interrupted_when_complete
-from barbaron.params import flag, is_whole
+from barbaron.params import flag, is_whole, number_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -349,10 +349,10 @@ def parse_values(text: str, what: str) -> list[float]:
             check_magnitude(v, what)
 
     try:
-        if not text.strip() or "_" in text:  # (float reads 1_0 as 10, as bot specs do not)
+        if not text.strip():
             raise ValueError
         if ":" in text:
-            start, stop, step = (float(x) for x in text.split(":"))
+            start, stop, step = (number_text(x) for x in text.split(":"))
             if not all(map(math.isfinite, (start, stop, step))):
                 raise ValueError
             if step <= 0:
@@ -366,7 +366,7 @@ def parse_values(text: str, what: str) -> list[float]:
             first, by = (Decimal(x.strip()) for x in text.split(":")[::2])  # decimal steps
             values = [float(first + i * by) for i in range(count)]  # exact: 0.3 * 3 is 0.9
         else:
-            values = [float(x) for x in _comma_items(text, what, "numbers")]
+            values = [number_text(x) for x in _comma_items(text, what, "numbers")]
             if not all(map(math.isfinite, values)):
                 raise ValueError
             not_too_large(values)

@@ -35,7 +35,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
-from barbaron.params import whole
+from barbaron.params import number_text, whole
 from barbaron.runs import (
     Execution,
     RunOptions,
@@ -142,9 +142,9 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
         else:
             parts = list(bounds) if isinstance(bounds, Sequence) else [bounds]
         try:
-            if len(parts) != 2 or any("_" in str(x) for x in parts):  # (float reads 1_0 as 10)
+            if len(parts) != 2:
                 raise ValueError
-            low, high = (float(x) for x in parts)
+            low, high = (number_text(x) for x in parts)
             if not (math.isfinite(low) and math.isfinite(high)):
                 raise ValueError
         except (TypeError, ValueError):
