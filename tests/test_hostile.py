@@ -529,7 +529,7 @@ def test_sigterm_is_handled_like_ctrl_c_and_leaves_no_worker(tmp_path):
     while (alive := [p for p in helpers if Path(f"/proc/{p}").exists()]) and (
         time.monotonic() < deadline
     ):
-        time.sleep(0.05)  # (an orphan is reaped by init a moment after it ends)
+        time.sleep(0.05)  # (the run reaps its helpers as it ends; a moment, at most)
     assert not alive, f"helpers {alive} outlived the run"
     assert json.loads((Path(f"{out}.partial") / "manifest.json").read_text())["status"] == "partial"
 
