@@ -156,6 +156,7 @@ def liquidation_order(bars: list[int], levels: list[int]) -> list[int]:
 
 # --- Rules of one game (R4, R5) ---------------------------------------------------------------
 MAX_START_COINS = 1_000_000
+MAX_ROUNDS = 1000  # rounds per game at the most
 
 
 @dataclass(frozen=True)
@@ -182,8 +183,8 @@ class Rules:
                 raise ValueError(f"rules: {name} must be a whole number, got {value!r}")
         if not 2 <= self.players <= 4:
             raise ValueError(f"rules: players must be 2, 3 or 4, got {self.players}")
-        if not 1 <= self.rounds <= 1000:
-            raise ValueError(f"rules: rounds must be between 1 and 1000, got {self.rounds}")
+        if not 1 <= self.rounds <= MAX_ROUNDS:
+            raise ValueError(f"rules: rounds must be between 1 and {MAX_ROUNDS}, got {self.rounds}")
         if self.seat_coins is not None:  # first: the flat fields may be copied from it
             coins = listed(self.seat_coins)  # a numpy array too
             if isinstance(coins, tuple | list):

@@ -140,51 +140,79 @@ def difference(had: dict | None, now: dict) -> str:
     """The first argument in which a recorded sub-run differs from ``now``, as a phrase."""
     if had is None:
         return f"arguments it does not record (no readable {RECORD})"
-    key = next(key for key, value in now.items() if had.get(key) != value)
-    return f"{key}={had.get(key)!r} (now {now[key]!r})"
+    key = next(key for key in {**now, **had} if had.get(key) != now.get(key))
+    return f"{key}={had.get(key)!r} (now {now.get(key)!r})"
 
 
 def out_folder(
-    path: Path, option: str = "--out", *, study: str | None = None, force: bool = False
+    path: Path,
+    option: str = "--out",
+    *,
+    study: str | None = None,
+    force: bool = False,
+    arguments: dict | None = None,
 ) -> Path:
     """The study's results folder ``path``, created; a name that cannot be one is refused in
     one line (a file in its way, no permission) before any game is played. "~" is expanded
     as a shell would (also in ``--out=~/x``, which a shell leaves as it is). With ``study``,
-    the folder is claimed for it (:func:`claim`)."""
+    the folder is claimed for it, played with ``arguments`` (:func:`claim`)."""
     path = _created(home_expanded(path, option), option)
     if study is not None:
-        claim(path, study, option, force)
+        claim(path, study, option, force, arguments)
     return path
 
 
-def claim(path: Path, study: str, option: str = "--out", force: bool = False) -> None:
-    """Mark ``path`` as ``study``'s results folder. Refused in one line, unless ``force``,
-    where another study marked it, or it holds files (other than hidden ones) and is neither
-    marked nor an unmarked folder of this study's, written before the marks were: a study
-    writes its tables over files of the same names (QA: a user's curve.csv and summary.json
-    were lost)."""
+def claim(
+    path: Path,
+    study: str,
+    option: str = "--out",
+    force: bool = False,
+    arguments: dict | None = None,
+) -> None:
+    """Mark ``path`` as ``study``'s results folder, played with ``arguments`` (those the
+    results depend on: not --workers, --out or --quiet). Refused in one line, unless
+    ``force``, where another study marked it, where this study marked it for other
+    ``arguments`` (QA: a quick look with --games 400 replaced the committed results), or where
+    it holds files (other than hidden ones) and is neither marked nor an unmarked folder of
+    this study's, written before the marks were: a study writes its tables over files of the
+    same names (QA: a user's curve.csv and summary.json were lost). A --force run records its
+    arguments at once, so that the same command without --force continues it."""
     mark = path / STUDY_MARK
+    arguments = None if arguments is None else as_json(arguments)
     try:
-        owner = json.loads(mark.read_text()).get("study")
+        marked = json.loads(mark.read_text())
+        owner, had = marked.get("study"), marked.get("arguments")
     except FileNotFoundError:
-        owner = None
+        owner, had = None, None
     except (OSError, ValueError, AttributeError):
-        owner = "a damaged .barbaron-study mark"
+        owner, had = "a damaged .barbaron-study mark", None
     if owner == study:
-        return
-    if not force and owner is not None:
+        if arguments is None or had == arguments:
+            return
+        if isinstance(had, dict) and not force:
+            raise UsageError(
+                f"{option} {path} holds this study's results played with "
+                f"{difference(had, arguments)}: give another {option} for this run, or "
+                "--force to replace them"
+            )
+    elif not force and owner is not None:
         raise UsageError(
             f"{option} {path} holds the results of another study ({owner}): give another "
             f"{option}, or --force to write this one's there"
         )
-    shown = [p for p in path.iterdir() if not p.name.startswith(".")]
-    if not force and owner is None and shown and not _unmarked_results_of(path, study):
+    elif (
+        not force
+        and owner is None
+        and any(not p.name.startswith(".") for p in path.iterdir())
+        and not _unmarked_results_of(path, study)
+    ):
         raise UsageError(
             f"{option} {path} holds files no study wrote: give a new or empty folder, or "
             "--force to write this study's files into it"
         )
+    record = {"study": study} | ({} if arguments is None else {"arguments": arguments})
     try:
-        mark.write_text(json.dumps({"study": study}) + "\n")
+        mark.write_text(json.dumps(record) + "\n")
     except OSError as e:
         raise UsageError(f"{option}: cannot write in {path}: {e.strerror or e}") from None
 
@@ -365,7 +393,7 @@ def add_rounds_and_out(parser: argparse.ArgumentParser, study: str) -> None:
     """--rounds and --out of a study whose results folder is named after its rounds."""
     parser.add_argument(
         "--rounds",
-        type=count,
+        type=rounds,
         default=10,
         help="rounds per game (default 10; 15 is the Long night house rule)",
     )
@@ -383,13 +411,20 @@ def default_out(study: str, rounds: int) -> Path:
 
 
 def output_file(
-    path: Path, option: str = "--out", *, writer: str | None = None, force: bool = False
+    path: Path,
+    option: str = "--out",
+    *,
+    writer: str | None = None,
+    force: bool = False,
+    defaults: bool = True,
 ) -> Path:
     """``path``, a file a script writes at its end, made ready before its work starts: its
     folder created, and a name that cannot be written refused in one line (not after an hour of
     training). "~" is expanded, as in :func:`out_folder`. With ``writer`` (the script), an
     existing file is replaced only if that script wrote it, or with ``force`` (QA: a training
-    run replaced a file of notes)."""
+    run replaced a file of notes); a weights file shipped in barbaron's bots/ folder only by a
+    run of the script's ``defaults`` (those that trained it), or with ``force`` (QA: a quick
+    look that forgot --out replaced the ``value`` bot's weights)."""
     path = home_expanded(path, option)
     out_folder(path.parent, option)
     if path.is_dir():
@@ -401,7 +436,23 @@ def output_file(
             f"{option} {path} exists and is not a weights file of {writer}: give another "
             f"{option}, or --force to replace it"
         )
+    shipped = path.resolve().parent == (ROOT / "bots").resolve()
+    if writer is not None and shipped and path.exists() and not force and not defaults:
+        raise UsageError(
+            f"{option} {path} holds a shipped bot's weights, trained with the default "
+            f"arguments: give another {option} for this run (say /tmp/{path.name}), or --force "
+            "to replace them"
+        )
     return path
+
+
+def has_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace, *ignored: str) -> bool:
+    """Whether every argument but ``ignored`` (and --force) has its default value."""
+    return all(
+        value == parser.get_default(key)
+        for key, value in vars(args).items()
+        if key not in {*ignored, "force"}
+    )
 
 
 def _written_by(path: Path, writer: str) -> bool:
@@ -419,6 +470,21 @@ def _written_by(path: Path, writer: str) -> bool:
 def count(text: str) -> int:
     """An argparse type: a whole number >= 1 (games, workers)."""
     return _whole(text, 1, None, "a whole number >= 1")
+
+
+def workers(text: str) -> int:
+    """An argparse type: a number of worker processes, 1 to barbaron's most (QA: 300 was
+    refused only by the first sub-run)."""
+    from barbaron.config import MAX_WORKERS
+
+    return _whole(text, 1, MAX_WORKERS, f"a whole number from 1 to {MAX_WORKERS}")
+
+
+def rounds(text: str) -> int:
+    """An argparse type: rounds per game, 1 to the rules' most."""
+    from barbaron.rules import MAX_ROUNDS
+
+    return _whole(text, 1, MAX_ROUNDS, f"a whole number from 1 to {MAX_ROUNDS:,}")
 
 
 def population(text: str) -> int:
@@ -443,8 +509,11 @@ def seed(text: str) -> int:
 
 
 def counts(text: str) -> list[int]:
-    """An argparse type: a comma list of whole numbers >= 1 (e.g. 4,16,64)."""
-    return [count(item) for item in text.split(",")]
+    """An argparse type: a comma list of different whole numbers >= 1 (e.g. 4,16,64)."""
+    values = [count(item) for item in text.split(",")]
+    if len(set(values)) < len(values):  # (QA: 4,4 gave two rows of the same run)
+        raise argparse.ArgumentTypeError(f"must name each number once, got {text!r}")
+    return values
 
 
 def _whole(text: str, low: int, high: int | None, what: str) -> int:

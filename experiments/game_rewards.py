@@ -136,7 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
     common.add_force(parser, "write into a folder that holds other files")
     args = parser.parse_args(argv)
-    args.out = common.out_folder(args.out, study="game_rewards", force=args.force)
+    args.out = common.out_folder(
+        args.out,
+        study="game_rewards",
+        force=args.force,
+        arguments={"games": args.games, "seed": args.seed},
+    )
 
     counts = np.zeros((64, R.N_SPACES), dtype=np.int64)  # [k-th rolled turn, space]
     exact = np.array([np.linalg.matrix_power(odds.TURN, k)[R.PAYDAY] for k in range(64)])
@@ -233,11 +238,12 @@ def landing_test(
 ) -> pd.DataFrame:
     """Per space: its share of all turn ends, the exact chain's share for the same turns, and
     z, the difference over its standard error from the spread between games (a game's turn
-    ends are not independent draws: a binomial variance would not be justified)."""
+    ends are not independent draws: a binomial variance would not be justified). z is NaN
+    where there is no spread to measure it by (one game; QA: it said 0.0)."""
     n = counts.sum()
     mean = deviation_sum / games
-    variance = (deviation_squares - games * mean**2) / max(games - 1, 1)
-    se = np.sqrt(games * variance)
+    variance = (deviation_squares - games * mean**2) / (games - 1) if games > 1 else np.nan
+    se = np.sqrt(games * np.maximum(variance, 0))
     return pd.DataFrame(
         {
             "space": np.arange(R.N_SPACES),
@@ -245,7 +251,7 @@ def landing_test(
             "turn_ends": counts.sum(axis=0),
             "observed": counts.sum(axis=0) / n,
             "exact": (counts.sum(axis=1) @ exact) / n,
-            "z": np.divide(deviation_sum, se, out=np.zeros(R.N_SPACES), where=se > 0),
+            "z": np.divide(deviation_sum, se, out=np.full(R.N_SPACES, np.nan), where=se > 0),
         }
     )
 

@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         "--games", type=common.count, default=200_000, help="games per setting (default 200,000)"
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--workers", type=common.count, default=1)
+    parser.add_argument("--workers", type=common.workers, default=1)
     common.add_rounds_and_out(parser, "homie_dial")
     common.add_force(parser)
     args = parser.parse_args(argv)
@@ -224,7 +224,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{games - games % PLAYERS + PLAYERS:,})"
         )
     default_out = common.default_out("homie_dial", args.rounds)
-    args.out = common.out_folder(args.out or default_out, study="homie_dial", force=args.force)
+    args.out = common.out_folder(
+        args.out or default_out,
+        study="homie_dial",
+        force=args.force,
+        arguments={"games": games, "seed": args.seed, "rounds": args.rounds},
+    )
     folder = args.out / "runs" / "sweep"
     start = time.perf_counter()
     summary = run(

@@ -63,6 +63,7 @@ from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce, luce_shares
 from barbaron.tournament import design as tournament_design
+from barbaron.tuning import MAX_TRIALS
 from experiments import common
 from experiments.common import run
 
@@ -91,6 +92,7 @@ LADDER = [
 ]
 OLD_DEFAULTS = ["normal:cushion=250"]  # the registry's Normal before the presets (if different)
 MC = "mc:rollouts=16"
+SIZES = ("games", "sweep_games", "ladder_games", "grid_games", "mc_games", "tune_games")
 CUSHIONS = ["0", "150", "300", "none"]
 GRID = [  # (buy, takeover, upgrade, spec): greedy is the all-zero policy
     (
@@ -116,7 +118,7 @@ SWEEPS = [  # (bot, parameter, values): each against three of the bot's default
 ]
 TUNE_BOT, TUNE_PARAM = "normal", "cushion=600:1200"
 TUNE_FIELD = ["easy", "homie:skill=0.5", "hard"]  # Normal's table: Easy, a mid dial, Hard
-TUNE_TRIALS, TUNE_GAMES, PROBE_GAMES = 40, 100_000, 100_000
+TUNE_TRIALS, TUNE_GAMES = 40, 100_000  # --tune's defaults: trials, games per trial and probe
 
 
 def lone_share(summary: dict, bot: str) -> tuple[float, float, float]:
@@ -181,6 +183,13 @@ def check_game_counts(args: argparse.Namespace) -> None:
     for option, games, least, what in needs:
         if games < least:
             raise UsageError(f"{option} {games:,} is too few: {what} needs at least {least:,}")
+    if args.tune_games % PLAYERS:
+        raise UsageError(
+            f"--tune-games {args.tune_games:,} is not a multiple of the tune table's {PLAYERS} "
+            "rotations"
+        )
+    if args.tune_trials > MAX_TRIALS:
+        raise UsageError(f"--tune-trials must be at most {MAX_TRIALS:,}, got {args.tune_trials}")
     if args.sweep_games % PLAYERS:
         raise UsageError(
             f"--sweep-games {args.sweep_games:,} is not a multiple of the sweeps' {PLAYERS} "
@@ -401,7 +410,8 @@ def presets(
     low = difference(f, pool, {"normal": 1, "easy": -1})
     high = difference(f, pool, {"hard": 1, "normal": -1})
     diff = difference(f, pool, {"hard": 1, "normal": -2, "easy": 1})
-    closest = grid.iloc[0]
+    unbeaten = grid[~grid["hard_above"]]  # the best-rated of these, or of all (QA: it named
+    closest = (unbeaten if len(unbeaten) else grid).iloc[0]  # one Hard beats, above all: False)
     simple = ["greedy", *[b for b in pool if b.startswith("threshold")]]
     ladder_simple = rating.loc[simple].sort_values("rating", ascending=False)
     rows = [
@@ -477,7 +487,7 @@ def registered_normal(tuned: str) -> dict:
     }
 
 
-def tune_normal(args: argparse.Namespace) -> dict:
+def tune_normal(args: argparse.Namespace, rerun: str) -> dict:
     """Choose Normal's cushion with ``api.tune(target=...)`` so that Normal's rating on the
     ladder lies midway between Easy's and Hard's (the last ladder's ``ratings.csv``).
 
@@ -485,17 +495,22 @@ def tune_normal(args: argparse.Namespace) -> dict:
     Luce's rule turns a rating into a share there, but not exactly the ladder's rating (one
     table is not the whole pool): so the current Normal first plays the tune table on fresh
     deals, and the gap between its ladder rating and the rating its share there implies (the
-    offset) is carried over to the target. Run after each ladder until the gaps are even."""
-    path = args.out / "ratings.csv"
-    if not path.exists():
-        raise SystemExit(f"{path} is missing: run the ladder first (without --tune)")
-    r = pd.read_csv(path).set_index("bot")["rating"]
+    offset) is carried over to the target. Run after each ladder until the gaps are even;
+    ``rerun`` is the command that runs it again."""
+    paths = [args.out / "ratings.csv", args.out / "presets.json"]
+    missing = [p.name for p in paths if not p.exists()]
+    if missing:  # (QA: it ended with exit 1 and no "error:")
+        raise UsageError(
+            f"{args.out} has no {' or '.join(missing)}: run the ladder there first (the same "
+            "command without --tune)"
+        )
+    r = pd.read_csv(paths[0]).set_index("bot")["rating"]
     mid = (r["easy"] + r["hard"]) / 2
     field = [float(r[b]) for b in TUNE_FIELD]
     now = repr(make_bot(TUNE_BOT))
-    rated = json.loads((args.out / "presets.json").read_text())["presets"][TUNE_BOT]
+    rated = json.loads(paths[1].read_text())["presets"][TUNE_BOT]
     if rated != now:
-        raise SystemExit(f"the last ladder rated {rated}, not {now}: run the ladder again first")
+        raise UsageError(f"the last ladder rated {rated}, not {now}: run the ladder again first")
     given = f"{TUNE_BOT}:cushion={make_bot(TUNE_BOT).cushion}"  # the start, whatever the default
     probe = run(
         api.play,
@@ -503,7 +518,7 @@ def tune_normal(args: argparse.Namespace) -> dict:
         workers=args.workers,
         force=args.force,
         bots=[given, *TUNE_FIELD],
-        games=PROBE_GAMES,
+        games=args.tune_games,
         seed=args.seed + 2,
         rounds=args.rounds,
     )
@@ -520,15 +535,15 @@ def tune_normal(args: argparse.Namespace) -> dict:
         params=[TUNE_PARAM],
         field=TUNE_FIELD,
         target=target,
-        trials=TUNE_TRIALS,
-        games_per_trial=TUNE_GAMES,
+        trials=args.tune_trials,
+        games_per_trial=args.tune_games,
         seed=args.seed,
         rounds=args.rounds,
     )
     long = args.rounds != 10  # (the rules of another number of rounds, said in every command)
     command = (
         f"barbaron tune --bot {given} --param {TUNE_PARAM} --field {' '.join(TUNE_FIELD)} "
-        f"--target {target} --trials {TUNE_TRIALS} --games-per-trial {TUNE_GAMES} "
+        f"--target {target} --trials {args.tune_trials} --games-per-trial {args.tune_games} "
         f"--seed {args.seed} --workers {args.workers}"
         + (f" --rounds {args.rounds}" if long else "")
         + " --out runs/tune-normal"
@@ -536,17 +551,17 @@ def tune_normal(args: argparse.Namespace) -> dict:
     record = {
         "command": command,
         "api": f"api.tune({given!r}, [{TUNE_PARAM!r}], field={TUNE_FIELD!r}, "
-        f"target={target}, trials={TUNE_TRIALS}, games_per_trial={TUNE_GAMES}, "
+        f"target={target}, trials={args.tune_trials}, games_per_trial={args.tune_games}, "
         f"seed={args.seed}" + (f", rounds={args.rounds})" if long else ")"),
-        "rerun": "python -m experiments.homie_ladder --tune"
-        + (f" --rounds {args.rounds}" if long else ""),
+        "rerun": rerun,
         "derivation": {
             "from": "ratings.csv of the ladder run before it (Hard at 0)",
             "normal_then": now,
             "normal_then_rating": float(r[TUNE_BOT]),
             "normal_then_share_at_the_tune_table": share,
             "probe": f"barbaron play --bots {given} {' '.join(TUNE_FIELD)} --games "
-            f"{PROBE_GAMES} --seed {args.seed + 2}" + (f" --rounds {args.rounds}" if long else ""),
+            f"{args.tune_games} --seed {args.seed + 2}"
+            + (f" --rounds {args.rounds}" if long else ""),
             "offset": offset,
             "easy": float(r["easy"]),
             "hard": float(r["hard"]),
@@ -721,8 +736,7 @@ def plot_all(
 def command_of(args: argparse.Namespace, defaults: dict) -> str:
     """The command that reproduces this run."""
     parts = ["python -m experiments.homie_ladder"]
-    names = ("games", "sweep_games", "ladder_games", "grid_games", "mc_games", "mc", "seed")
-    for name in (*names, "rounds"):
+    for name in (*SIZES, "tune_trials", "mc", "seed", "rounds"):
         value = getattr(args, name)
         if value != defaults[name]:
             parts.append(f"--{name.replace('_', '-')} {value}")
@@ -765,7 +779,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--mc", default=MC, help=f"the mc spec to rate (default {MC}; none: skip)")
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--workers", type=common.count, default=2)
+    parser.add_argument("--workers", type=common.workers, default=2)
     common.add_rounds_and_out(parser, "homie_ladder")
     common.add_force(parser)
     parser.add_argument(
@@ -773,6 +787,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only choose Normal's cushion with api.tune from the last ladder's ratings.csv "
         "(writes tune.json; make it the default in bots/normal.py, then rerun the ladder)",
+    )
+    parser.add_argument(
+        "--tune-games",
+        type=common.count,
+        default=TUNE_GAMES,
+        help=f"--tune's games per trial, of its probe and of its confirmation (default "
+        f"{TUNE_GAMES:,}; a multiple of {PLAYERS})",
+    )
+    parser.add_argument(
+        "--tune-trials",
+        type=common.count,
+        default=TUNE_TRIALS,
+        help=f"--tune's trials (default {TUNE_TRIALS}, at most {MAX_TRIALS:,})",
     )
     args = parser.parse_args(argv)
     if args.mc != "none":
@@ -783,10 +810,13 @@ def main(argv: list[str] | None = None) -> int:
         args.out or common.default_out("homie_ladder", args.rounds),
         study="homie_ladder",
         force=args.force,
+        arguments={
+            name: getattr(args, name) for name in (*SIZES, "tune_trials", "mc", "seed", "rounds")
+        },
     )
     start = time.perf_counter()
     if args.tune:
-        tune_normal(args)
+        tune_normal(args, command_of(args, defaults) + " --tune")
         print(f"{time.perf_counter() - start:.1f} s -> {args.out}/tune.json")
         return 0
 
@@ -844,6 +874,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"{key:34} {g['value']:+7.1f}  [{g['ci'][0]:+.1f}, {g['ci'][1]:+.1f}]")
     above = preset["hard_above_simple_policies"]
+    named = "closest" if above["all_below_hard"] else "one it does not beat:"
     even = gaps["evenly_spaced"]
     spacing = {
         None: "not measurable",
@@ -853,7 +884,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"evenly spaced: {spacing}; "
         f"hard above all {len(grid)} policies: "
-        f"{above['all_below_hard']} (closest {above['closest']['bot']}, gap "
+        f"{above['all_below_hard']} ({named} {above['closest']['bot']}, gap "
         f"{above['closest']['gap']:.1f} [{above['closest']['gap_ci'][0]:.1f}, "
         f"{above['closest']['gap_ci'][1]:.1f}]); fair beginner's opponent: "
         f"{preset['fair_beginners_opponent']['met']}"

@@ -23,6 +23,7 @@ from experiments.common import ROOT
 
 SEED = 5
 FIELD = "greedy"
+PLAYERS = 4  # mc and three of the field, in every rotation
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,12 +34,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rollouts", type=common.counts, default=[4, 16, 32, 64], help="the values of K"
     )
-    parser.add_argument("--workers", type=common.count, default=1)
+    parser.add_argument("--workers", type=common.workers, default=1)
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
     common.add_force(parser)
     args = parser.parse_args(argv)
-    args.out = common.out_folder(args.out, study="mc_budget", force=args.force)
+    if args.games % PLAYERS:  # (api.play's own refusal suggested --no-rotate, QA)
+        parser.error(
+            f"--games {args.games:,} is not a multiple of the table's {PLAYERS} rotations (e.g. "
+            f"{args.games - args.games % PLAYERS + PLAYERS:,})"
+        )
+    args.out = common.out_folder(
+        args.out,
+        study="mc_budget",
+        force=args.force,
+        arguments={"games": args.games, "rollouts": args.rollouts, "seed": args.seed},
+    )
     ks = args.rollouts
     rows = []
     for k in ks:
@@ -48,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             folder,
             workers=args.workers,
             force=args.force,
-            bots=[f"mc:rollouts={k}", FIELD, FIELD, FIELD],
+            bots=[f"mc:rollouts={k}", *[FIELD] * (PLAYERS - 1)],
             games=args.games,
             seed=args.seed,
         )

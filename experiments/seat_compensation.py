@@ -417,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         "and hard-old-4p, else 500,000)",
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--workers", type=common.count, default=2)
+    parser.add_argument("--workers", type=common.workers, default=2)
     common.add_rounds_and_out(parser, "seat_compensation")
     common.add_force(parser)
     parser.add_argument("--quiet", action="store_true")
@@ -450,7 +450,17 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or common.default_out("seat_compensation", args.rounds)
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games
-    args.out = common.out_folder(args.out, study="seat_compensation", force=args.force)
+    args.out = common.out_folder(
+        args.out,
+        study="seat_compensation",
+        force=args.force,
+        arguments={
+            **{k: getattr(args, k) for k in ("games", "mixed_games", "mc_games", "seed")},
+            **{k: getattr(args, k) for k in ("solve_games", "search_games", "rounds")},
+            "tables": chosen,
+            "solves": solves,
+        },
+    )
 
     seats_rows, even_rows, solved = [], [], []
     records = {}

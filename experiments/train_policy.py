@@ -96,9 +96,18 @@ def main(argv: list[str] | None = None) -> int:
         "write into a --results folder that holds other files",
     )
     args = parser.parse_args(argv)
-    args.out = common.output_file(args.out, writer="train_policy", force=args.force)
+    args.out = common.output_file(
+        args.out,
+        writer="train_policy",
+        force=args.force,
+        defaults=common.has_defaults(parser, args, "out", "results"),
+    )
     args.results = common.out_folder(
-        args.results, "--results", study="train_policy", force=args.force
+        args.results,
+        "--results",
+        study="train_policy",
+        force=args.force,
+        arguments={k: v for k, v in vars(args).items() if k not in ("out", "results", "force")},
     )
     import cma
 

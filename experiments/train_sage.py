@@ -194,7 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 12:  # (--rollouts: at least 1, as common.count reads it)
         print("error: --games must be at least 12 (whole rotations at each table)", file=sys.stderr)
         return 2
-    args.out = common.output_file(args.out, writer="train_sage", force=args.force)
+    args.out = common.output_file(
+        args.out,
+        writer="train_sage",
+        force=args.force,
+        defaults=common.has_defaults(parser, args, "out"),
+    )
     start = time.perf_counter()
     data = train(args.games, args.rollouts, args.seed)
     with written(args.out) as tmp:

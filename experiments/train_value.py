@@ -163,7 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return 2
-    args.out = common.output_file(args.out, writer="train_value", force=args.force)
+    args.out = common.output_file(
+        args.out,
+        writer="train_value",
+        force=args.force,
+        defaults=common.has_defaults(parser, args, "out"),
+    )
     start = time.perf_counter()
     data = train(args.games, args.seed)
     with written(args.out) as tmp:

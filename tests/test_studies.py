@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 
 
+TINY_TUNE = ["--tune-games", "400", "--tune-trials", "2"]  # (the ladder's --tune, in its mark)
+
+
 @pytest.fixture(scope="module")
 def tiny_results(tmp_path_factory):
     results = tmp_path_factory.mktemp("results")
@@ -56,6 +59,7 @@ def tiny_results(tmp_path_factory):
                 "320",
                 "--mc",
                 "mc:rollouts=2",
+                *TINY_TUNE,
                 "--workers",
                 "1",
                 "--out",
@@ -150,6 +154,9 @@ def test_the_landing_test_takes_its_variance_from_the_spread_between_games(tiny_
     z = per_game.sum(axis=0) / np.sqrt(len(per_game) * per_game.var(axis=0, ddof=1))
     assert np.allclose(test["z"], z)
     assert test["observed"].sum() == pytest.approx(1) and test["exact"].sum() == pytest.approx(1)
+    one = game_rewards.landing_test(np.ones((1, R.N_SPACES)), np.eye(1, R.N_SPACES),
+                                    per_game[0], per_game[0] ** 2, 1)  # fmt: skip
+    assert one["z"].isna().all()  # one game has no spread to measure z by (it said 0.0, QA)
 
 
 def test_a_rerun_reproduces_the_numbers_exactly(tiny_results, tmp_path):
@@ -179,7 +186,8 @@ def test_a_rerun_reproduces_the_numbers_exactly(tiny_results, tmp_path):
 
 def test_a_folder_played_with_other_arguments_is_replaced_only_with_force(tmp_path, capsys):
     """A table of an hour's play was replaced without --force when the study was run again
-    with other arguments (QA): it is now refused in one line, and --force plays it again."""
+    with other arguments (QA): it is now refused in one line (by the folder's mark, before its
+    sub-run's own record: test_study_runs), and --force plays it again."""
     out = tmp_path / "seats"
     argv = ["--tables", "hard-2p", "--solves", "none", "--workers", "1", "--quiet"]
     assert seat_compensation.main([*argv, "--games", "300", "--out", str(out)]) == 0
@@ -193,7 +201,7 @@ def test_a_folder_played_with_other_arguments_is_replaced_only_with_force(tmp_pa
         cwd=ROOT,
     )
     assert status.returncode == 2 and status.stderr.count("\n") == 1, status.stderr
-    assert "played with games=300 (now 200): remove that folder" in status.stderr
+    assert "results played with games=300 (now 200): give another --out" in status.stderr
     assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [300]
     assert seat_compensation.main([*argv, "--games", "200", "--force", "--out", str(out)]) == 0
     assert pd.read_csv(out / "even.csv")["games_per_point"].tolist() == [200]
@@ -303,6 +311,30 @@ def test_the_ladder_refuses_game_counts_a_stage_cannot_play_before_playing(bad, 
     assert not (tmp_path / "l").exists()
 
 
+def test_the_ladders_tune_takes_its_sizes_and_needs_a_ladder_first(tiny_results, tmp_path):
+    """--tune without a ladder ended with exit 1 and no "error:", and its sizes could not be
+    chosen (QA). Its tune.json says the command that runs it again, which the folder takes."""
+    import shlex
+    import shutil
+
+    from barbaron.errors import UsageError
+
+    with pytest.raises(UsageError, match="has no ratings.csv or presets.json: run the ladder"):
+        homie_ladder.main(["--tune", "--out", str(tmp_path / "none")])
+    out = tmp_path / "ladder"
+    shutil.copytree(tiny_results / "homie_ladder", out)
+    with pytest.raises(UsageError, match=r"results played with games=400 \(now 200000\)"):
+        homie_ladder.main(["--tune", "--out", str(out)])  # (other arguments: another folder)
+    rerun = shlex.split(json.loads((tiny_results / "homie_ladder" / "summary.json").read_text())
+                        ["command"])[3:]  # fmt: skip
+    assert homie_ladder.main([*rerun, "--tune", "--workers", "1", "--out", str(out)]) == 0
+    tune = json.loads((out / "tune.json").read_text())
+    assert len(tune["trials"]) == 2 and tune["confirmation"]["games"] == 400
+    assert tune["derivation"]["probe"].split("--games ")[1].startswith("400 ")
+    said = shlex.split(tune["rerun"])
+    assert said[3:-3] == rerun[:-2] and said[-3:] == ["--out", str(out), "--tune"]
+
+
 def test_the_ladder_refuses_a_bad_mc_spec_before_playing(tmp_path):
     from barbaron.errors import UsageError
     from experiments import homie_ladder
@@ -354,6 +386,8 @@ def test_a_run_that_solves_nothing_leaves_no_earlier_solved_tables(tmp_path):
     argv = ["--tables", "hard-2p", "--games", "600", "--search-games", "800", "--workers", "1"]
     argv += ["--quiet", "--out", str(tmp_path)]
     assert seat_compensation.main(argv) == 0 and (tmp_path / "solved.csv").exists()
-    assert seat_compensation.main([*argv, "--solves", "none"]) == 0
+    with pytest.raises(UsageError, match=r"played with solves=\['hard-2p'\] \(now \[\]\)"):
+        seat_compensation.main([*argv, "--solves", "none"])  # other tables: other arguments
+    assert seat_compensation.main([*argv, "--solves", "none", "--force"]) == 0
     assert not (tmp_path / "solved.csv").exists() and not (tmp_path / "solved.png").exists()
     assert (tmp_path / "solved" / "hard-2p" / "summary.json").exists()  # its run is kept

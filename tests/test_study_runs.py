@@ -337,8 +337,11 @@ def test_a_study_writes_only_into_its_own_folder_without_force(tmp_path):
     assert common.out_folder(mine, study="homie_dial") == mine  # now its own
     with pytest.raises(UsageError, match=r"results of another study \(homie_dial\)"):
         common.out_folder(mine, study="game_rewards")
-    fresh = common.out_folder(tmp_path / "new" / "folder", study="mc_budget")
-    assert json.loads((fresh / common.STUDY_MARK).read_text()) == {"study": "mc_budget"}
+    fresh = common.out_folder(tmp_path / "new" / "folder", study="mc_budget", arguments={"k": 1})
+    assert json.loads((fresh / common.STUDY_MARK).read_text()) == {
+        "study": "mc_budget",
+        "arguments": {"k": 1},
+    }
     # written before folders were marked: taken as the study's, its sub-runs kept (QA)
     old = tmp_path / "old"
     (old / "runs" / "sweep").mkdir(parents=True)
@@ -360,6 +363,81 @@ def test_a_study_writes_only_into_its_own_folder_without_force(tmp_path):
             assert (folder / common.STUDY_MARK).exists(), folder
 
 
+def test_a_study_replaces_its_own_results_of_other_arguments_only_with_force(tmp_path):
+    """A quick look (--games 400) into the default folder replaced the committed results
+    (QA). A folder records the arguments its results were played with; other ones are
+    refused, and a --force run records its own at once, so the same command continues it."""
+    out = tmp_path / "dial"
+    common.out_folder(out, study="homie_dial", arguments={"games": 800, "seed": 1})
+    with pytest.raises(UsageError, match=r"played with games=800 \(now 400\): give another"):
+        common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1})
+    common.out_folder(out, study="homie_dial", arguments={"games": 800, "seed": 1})  # the same
+    common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1}, force=True)
+    common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1})  # resumes
+    with pytest.raises(UsageError, match=r"played with rounds=None \(now 15\)"):
+        common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1,
+                                                              "rounds": 15})  # fmt: skip
+    (out / common.STUDY_MARK).write_text('{"study": "homie_dial"}')  # marked before arguments
+    common.out_folder(out, study="homie_dial", arguments={"games": 9, "seed": 1})
+    assert json.loads((out / common.STUDY_MARK).read_text()) == {
+        "study": "homie_dial",
+        "arguments": {"games": 9, "seed": 1},
+    }
+
+
+COMMITTED = {  # results/FOLDER: the study and the arguments that wrote it (README, summary.json)
+    "homie_dial": ("homie_dial", "--games 200000 --seed 1313 --workers 2"),
+    "homie_dial-15-rounds": ("homie_dial", "--games 200000 --seed 1313 --workers 2 --rounds 15"),
+    "homie_ladder": ("homie_ladder", ""),
+    "homie_ladder-15-rounds": ("homie_ladder", "--rounds 15"),
+    "seat_compensation": ("seat_compensation", ""),
+    "seat_compensation-15-rounds": (
+        "seat_compensation",
+        "--rounds 15 --games 400000 --search-games 400000 --solves hard-4p --tables "
+        "hard-4p,hard-3p,hard-2p,skill50-4p,skills-4p,skills-3p,skills-2p",
+    ),
+    "game_rewards": ("game_rewards", ""),
+    "mc_budget": ("mc_budget", ""),
+    "policy": ("train_policy", ""),
+    "policy/from_zero": ("train_policy", "--start zero --sigma 0.5"),
+}
+
+
+@pytest.mark.parametrize("folder", COMMITTED)
+def test_the_committed_results_take_their_own_command_and_refuse_a_quick_look(
+    folder, tmp_path, monkeypatch
+):
+    """Each committed results folder's mark holds the arguments of the command that wrote it:
+    that command is let in (to replay or continue it), one of fewer games is refused before
+    any game is played."""
+    import importlib
+
+    study, argv = COMMITTED[folder]
+    module = importlib.import_module(f"experiments.{study}")
+    out = tmp_path / "copy"
+    out.mkdir()
+    mark = Path(__file__).resolve().parents[1] / "results" / folder / common.STUDY_MARK
+    (out / common.STUDY_MARK).write_bytes(mark.read_bytes())
+    option = ["--results", str(out), "--out", str(tmp_path / "w.json")]
+    if study != "train_policy":
+        option = ["--out", str(out)]
+    claim = common.claim
+
+    class Claimed(Exception):
+        pass
+
+    def claim_then_stop(*args: object, **kwargs: object) -> None:
+        claim(*args, **kwargs)
+        raise Claimed
+
+    monkeypatch.setattr(common, "claim", claim_then_stop)
+    with pytest.raises(Claimed):
+        module.main([*argv.split(), *option])
+    with pytest.raises(UsageError, match=r"this study's results played with games=\d+ \(now 400\)"):
+        module.main([*argv.split(), "--games", "400", *option])
+    assert (out / common.STUDY_MARK).read_bytes() == mark.read_bytes()
+
+
 def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n")
@@ -378,6 +456,13 @@ def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_
     for name, writer in [("value", "train_value"), ("policy", "train_policy")]:
         shipped = root / "bots" / f"{name}_weights.json"  # retraining replaces them as it is
         assert common.output_file(shipped, writer=writer) == shipped
+        with pytest.raises(UsageError, match="holds a shipped bot's weights, .*another --out"):
+            common.output_file(shipped, writer=writer, defaults=False)  # (a quick look, QA)
+        assert common.output_file(shipped, writer=writer, defaults=False, force=True) == shipped
+    with pytest.raises(UsageError, match="holds a shipped bot's weights"):
+        from experiments import train_value
+
+        train_value.main(["--games", "2000"])  # refused before any game is played
 
 
 def test_a_study_refused_for_bad_input_leaves_no_folder_behind(tmp_path):
@@ -394,3 +479,49 @@ def test_a_study_refused_for_bad_input_leaves_no_folder_behind(tmp_path):
     )  # fmt: skip
     assert done.returncode == 2 and "--games must be from 1 to" in done.stderr, done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "bad, said",
+    [
+        (["--games", "3"], "--games 3 is not a multiple of the table's 4 rotations (e.g. 4)"),
+        (["--rollouts", "4,4"], "must name each number once, got '4,4'"),
+    ],
+)
+def test_mc_budget_refuses_what_it_cannot_play_before_playing(bad, said, tmp_path):
+    """--games 3 was refused by the first sub-run, suggesting a --no-rotate the study lacks,
+    and --rollouts 4,4 wrote the same row twice (QA)."""
+    import re
+
+    from experiments import mc_budget
+
+    with pytest.raises(UsageError, match=re.escape(said)):
+        mc_budget.main([*bad, "--out", str(tmp_path / "budget")])
+    assert not (tmp_path / "budget").exists()
+
+
+WORKERS_300 = (["--workers", "300"], "--workers: must be a whole number from 1 to 256, got '300'")
+ROUNDS_1001 = (["--rounds", "1001"], "--rounds: must be a whole number from 1 to 1,000, got '1001'")
+
+
+@pytest.mark.parametrize(
+    "script, bad, said",
+    [
+        *[
+            (s, *WORKERS_300)
+            for s in ("homie_dial", "homie_ladder", "mc_budget", "seat_compensation")
+        ],
+        *[(s, *ROUNDS_1001) for s in ("homie_dial", "homie_ladder", "seat_compensation")],
+    ],
+)
+def test_a_study_refuses_workers_and_rounds_barbaron_cannot_take_before_playing(
+    script, bad, said, tmp_path
+):
+    """--workers 300 and --rounds 1001 were refused only by the first sub-run (QA)."""
+    import importlib
+    import re
+
+    module = importlib.import_module(f"experiments.{script}")
+    with pytest.raises(UsageError, match=re.escape(said)):
+        module.main([*bad, "--out", str(tmp_path / "study")])
+    assert not (tmp_path / "study").exists()
