@@ -31,6 +31,9 @@ STUDY_MARK = ".barbaron-study"  # in a study's results folder: which study write
 CREATED: list[Path] = []  # folders this process created for its output, the outermost first
 USED: list[Path] = []  # the sub-run folders this process played or reused, in order
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
+FORCED: ContextVar[bool] = ContextVar("FORCED", default=False)  # the study's folder was claimed
+# by a --force run (this one or an interrupted one it continues): sub-runs of other arguments
+# there are what that run replaces, played again without stopping the study
 
 
 def run(
@@ -49,7 +52,10 @@ def run(
     its arguments, updated with ``record``), and one played otherwise stops the study with one
     line unless ``force`` plays it again. Keys of arguments.json beyond the record are notes
     (say, a ``provenance``); its manifest.json says how long the run took. A sub-run in the
-    study's ``runs/`` folder (kept out of git) writes no PNGs: ``barbaron report`` draws them."""
+    study's ``runs/`` folder (kept out of git) writes no PNGs: ``barbaron report`` draws them.
+    In a study continuing a --force run (:data:`FORCED`), one of other arguments, finished or
+    interrupted, is played again as that run would have."""
+    extra = record
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
@@ -59,11 +65,15 @@ def run(
         had = recorded(out)
         if _matches(had, record):
             return _reused(out)
-        raise UsageError(
-            f"{out} was played with {difference(had, record)}: remove that folder to play it "
-            "alone again, or give --force (plays every sub-run of the study again) or another "
-            "--out"
-        )
+        if not FORCED.get():
+            raise UsageError(
+                f"{out} was played with {difference(had, record)}: remove that folder to play "
+                "it alone again, or give --force (plays every sub-run of the study again) or "
+                "another --out"
+            )
+        print(f">>> {out} was played with {difference(had, record)}: the --force run plays "
+              "it again", flush=True)  # fmt: skip
+        force = True
     shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
     verb = "continuing " if resume else ""
     print(f">>> {verb}api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
@@ -94,6 +104,12 @@ def run(
         if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
             if done and _matches(old, record):  # and the finished one these: it stands
                 return _reused(out, f"; {partial} (other arguments, interrupted) is left")
+            if FORCED.get():  # what the --force run replaces
+                USED.pop()
+                print(f">>> {partial} was interrupted with other arguments: the --force run "
+                      "plays it again", flush=True)  # fmt: skip
+                return run(function, out, workers=workers, force=True, quiet=quiet,
+                           record=extra, **arguments)  # fmt: skip
             raise UsageError(
                 f"{partial} holds a sub-run interrupted with other arguments ({e}): run the "
                 "study with those to finish it, or give --force to start afresh"
@@ -170,51 +186,77 @@ def claim(
     arguments: dict | None = None,
 ) -> None:
     """Mark ``path`` as ``study``'s results folder, played with ``arguments`` (those the
-    results depend on: not --workers, --out or --quiet). Refused in one line, unless
-    ``force``, where another study marked it, where this study marked it for other
-    ``arguments`` (QA: a quick look with --games 400 replaced the committed results), or where
-    it holds files (other than hidden ones) and is neither marked nor an unmarked folder of
-    this study's, written before the marks were: a study writes its tables over files of the
-    same names (QA: a user's curve.csv and summary.json were lost). A --force run records its
-    arguments at once, so that the same command without --force continues it."""
+    results depend on: not --workers, --out or --quiet). Where it holds results (files other
+    than hidden ones), refused in one line unless ``force``: results of another study, or of
+    no study (QA: a user's curve.csv and summary.json were lost); this study's of other
+    ``arguments`` (QA: a quick look with --games 400 replaced the committed results), or of
+    arguments not recorded (a damaged mark; a folder from before the records, unless no
+    ``arguments`` are given). A --force run records its arguments at once, and that it was
+    forced (:data:`FORCED`), so that the same command without --force continues it."""
     mark = path / STUDY_MARK
     arguments = None if arguments is None else as_json(arguments)
     try:
         marked = json.loads(mark.read_text())
-        owner, had = marked.get("study"), marked.get("arguments")
     except FileNotFoundError:
-        owner, had = None, None
-    except (OSError, ValueError, AttributeError):
-        owner, had = "a damaged .barbaron-study mark", None
-    if owner == study:
-        if arguments is None or had == arguments:
-            return
-        if isinstance(had, dict) and not force:
-            raise UsageError(
-                f"{option} {path} holds this study's results played with "
-                f"{difference(had, arguments)}: give another {option} for this run, or "
-                "--force to replace them"
-            )
-    elif not force and owner is not None:
-        raise UsageError(
-            f"{option} {path} holds the results of another study ({owner}): give another "
-            f"{option}, or --force to write this one's there"
-        )
-    elif (
-        not force
-        and owner is None
-        and any(not p.name.startswith(".") for p in path.iterdir())
-        and not _unmarked_results_of(path, study)
+        marked = None
+    except (OSError, ValueError):
+        marked = "damaged"
+    if marked is not None and not (
+        isinstance(marked, dict) and isinstance(marked.get("study"), str)
     ):
-        raise UsageError(
-            f"{option} {path} holds files no study wrote: give a new or empty folder, or "
-            "--force to write this study's files into it"
-        )
+        marked = "damaged"
+    ours = isinstance(marked, dict) and marked["study"] == study
+    if ours and (arguments is None or marked.get("arguments") == arguments):
+        FORCED.set(marked.get("forced") is True)
+        return
+    holds_results = any(not p.name.startswith(".") for p in path.iterdir())
+    problem = _claim_problem(path, study, marked, arguments, option) if holds_results else None
+    if problem is not None and not force:
+        raise UsageError(f"{option} {path} {problem}")
     record = {"study": study} | ({} if arguments is None else {"arguments": arguments})
+    if force:
+        record["forced"] = True
     try:
         mark.write_text(json.dumps(record) + "\n")
     except OSError as e:
         raise UsageError(f"{option}: cannot write in {path}: {e.strerror or e}") from None
+    FORCED.set(force)
+
+
+def _claim_problem(
+    path: Path, study: str, marked: object, arguments: dict | None, option: str
+) -> str | None:
+    """Why ``study`` may not write its results of ``arguments`` into ``path``, which holds
+    results and is marked ``marked`` (a mark's JSON, "damaged" or None), as the end of a
+    sentence; None when it may."""
+    if marked == "damaged":
+        return (
+            f"has a damaged {STUDY_MARK} mark: give another {option}, or --force to write this "
+            "study's results there"
+        )
+    if marked is None and not _unmarked_results_of(path, study):
+        return (
+            "holds files no study wrote: give a new or empty folder, or --force to write this "
+            "study's files into it"
+        )
+    if marked is not None and marked["study"] != study:
+        return (
+            f"holds the results of another study ({marked['study']}): give another {option}, or "
+            "--force to write this one's there"
+        )
+    had = None if marked is None else marked.get("arguments")
+    if arguments is None:
+        return None
+    if not isinstance(had, dict):
+        return (
+            "holds this study's results of arguments it does not record (written before they "
+            f"were, or a damaged mark): give another {option} for this run, or --force to "
+            "replace them"
+        )
+    return (
+        f"holds this study's results played with {difference(had, arguments)}: give "
+        f"another {option} for this run, or --force to replace them"
+    )
 
 
 def _unmarked_results_of(path: Path, study: str) -> bool:
@@ -292,6 +334,20 @@ def finishing(out: Path) -> Iterator[None]:
             f"interrupted as the study wrote its tables: they are complete in {out}"
         ) from None
     COMPLETE.set(out)
+    _settle_mark(out)
+
+
+def _settle_mark(out: Path) -> None:
+    """Drop the "forced" of ``out``'s mark once a study's tables are in place: the --force run
+    is complete, and a sub-run of other arguments found there later stops the study again."""
+    mark = out / STUDY_MARK
+    try:
+        marked = json.loads(mark.read_text())
+    except (OSError, ValueError):
+        return
+    if isinstance(marked, dict) and marked.pop("forced", None) is not None:
+        with written(mark) as tmp:
+            tmp.write_text(json.dumps(marked) + "\n")
 
 
 def write_csv(table: pd.DataFrame, path: Path) -> None:
@@ -436,7 +492,7 @@ def output_file(
             f"{option} {path} exists and is not a weights file of {writer}: give another "
             f"{option}, or --force to replace it"
         )
-    shipped = path.resolve().parent == (ROOT / "bots").resolve()
+    shipped = path.resolve().parent in _weights_folders()
     if writer is not None and shipped and path.exists() and not force and not defaults:
         raise UsageError(
             f"{option} {path} holds a shipped bot's weights, trained with the default "
@@ -444,6 +500,16 @@ def output_file(
             "to replace them"
         )
     return path
+
+
+def _weights_folders() -> set[Path]:
+    """Where the shipped weights are: this checkout's bots/ and the installed ``barbaron.bots``
+    (QA: another checkout sharing an editable install wrote over the installed ones)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("barbaron.bots")
+    installed = [Path(p).resolve() for p in (spec.submodule_search_locations or [])] if spec else []
+    return {(ROOT / "bots").resolve(), *installed}
 
 
 def has_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace, *ignored: str) -> bool:

@@ -119,6 +119,7 @@ SWEEPS = [  # (bot, parameter, values): each against three of the bot's default
 TUNE_BOT, TUNE_PARAM = "normal", "cushion=600:1200"
 TUNE_FIELD = ["easy", "homie:skill=0.5", "hard"]  # Normal's table: Easy, a mid dial, Hard
 TUNE_TRIALS, TUNE_GAMES = 40, 100_000  # --tune's defaults: trials, games per trial and probe
+TUNE_LEAST_GAMES = 400  # --tune-games at the least: the probe's share must be above 0
 
 
 def lone_share(summary: dict, bot: str) -> tuple[float, float, float]:
@@ -183,13 +184,14 @@ def check_game_counts(args: argparse.Namespace) -> None:
     for option, games, least, what in needs:
         if games < least:
             raise UsageError(f"{option} {games:,} is too few: {what} needs at least {least:,}")
-    if args.tune_games % PLAYERS:
+    if args.tune_games % PLAYERS or args.tune_games < TUNE_LEAST_GAMES:
         raise UsageError(
-            f"--tune-games {args.tune_games:,} is not a multiple of the tune table's {PLAYERS} "
-            "rotations"
+            f"--tune-games {args.tune_games:,} must be a multiple of the tune table's {PLAYERS} "
+            f"rotations, at least {TUNE_LEAST_GAMES:,} (e.g. "
+            f"{max(TUNE_LEAST_GAMES, args.tune_games - args.tune_games % PLAYERS + PLAYERS):,})"
         )
     if args.tune_trials > MAX_TRIALS:
-        raise UsageError(f"--tune-trials must be at most {MAX_TRIALS:,}, got {args.tune_trials}")
+        raise UsageError(f"--tune-trials {args.tune_trials:,} is too many: at most {MAX_TRIALS:,}")
     if args.sweep_games % PLAYERS:
         raise UsageError(
             f"--sweep-games {args.sweep_games:,} is not a multiple of the sweeps' {PLAYERS} "
@@ -523,6 +525,11 @@ def tune_normal(args: argparse.Namespace, rerun: str) -> dict:
         rounds=args.rounds,
     )
     share = lone_share(probe, given)[0]
+    if not 0 < share < 1:  # (QA: --tune-games 4 ended in api.tune's "--target ... got 0.0")
+        raise UsageError(
+            f"Normal won {share:.0%} of the {args.tune_games:,} probe games: too few to tune "
+            "by; give more --tune-games"
+        )
     offset = float(r[TUNE_BOT]) - implied_rating(share, field)
     target = round(float(luce_shares([mid - offset, *field], range(1 + len(field)))[0]), 4)
     out = args.out / "runs" / "tune-normal"
@@ -579,7 +586,8 @@ def tune_normal(args: argparse.Namespace, rerun: str) -> dict:
         "confirmation": s["confirmation"],
         "trials": s["trials"],
     }
-    write_json(args.out / "tune.json", record)
+    with common.finishing(args.out):  # (and a --force run's mark settled)
+        write_json(args.out / "tune.json", record)
     print(f"best: {s['best_spec']} (target {target}); confirmed {s['confirmed_share']:.4f}")
     return record
 

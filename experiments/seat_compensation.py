@@ -447,6 +447,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(solves) - set(chosen))
     if unknown:
         parser.error(f"solve {unknown[0]!r}: not among --tables")
+    # in the study's own order, each once: the results (and the folder's record of its
+    # arguments) do not depend on the order given (QA)
+    chosen = [t.name for t in TABLES if t.name in chosen]
+    solves = [n for n in SOLVES if n in solves] + [
+        n for n in chosen if n in solves and n not in SOLVES
+    ]
     args.out = args.out or common.default_out("seat_compensation", args.rounds)
     args.mixed_games = args.mixed_games or args.games
     args.solve_games = args.solve_games or args.games

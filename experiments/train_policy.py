@@ -14,8 +14,9 @@
    plot in ``results/policy/``.
 
     python -m experiments.train_policy                       # full size (~4 minutes, 1 core)
-    python -m experiments.train_policy --generations 3 --games 400 --out /tmp/w.json
-    python -m experiments.train_policy --start zero --sigma 0.5 --out /tmp/w.json \
+    python -m experiments.train_policy --generations 3 --games 400 --out /tmp/policy_w.json \
+        --results /tmp/policy                                # a quick look
+    python -m experiments.train_policy --start zero --sigma 0.5 --out /tmp/policy_w.json \
         --results results/policy/from_zero                   # learning from scratch
 """
 

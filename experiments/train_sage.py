@@ -15,7 +15,7 @@ formula, learned from rollouts.
    other half and what that is worth by the rollouts' own estimate.
 
     python -m experiments.train_sage                       # full size, writes the shipped file
-    python -m experiments.train_sage --games 240 --rollouts 4 --out /tmp/w.json
+    python -m experiments.train_sage --games 240 --rollouts 4 --out /tmp/sage_w.json
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ of positions from the harness's own games.
    and prints the fit's log-loss, with a held-out check.
 
     python -m experiments.train_value                        # full size, writes the shipped file
-    python -m experiments.train_value --games 2000 --out /tmp/w.json
+    python -m experiments.train_value --games 2000 --out /tmp/value_w.json
 """
 
 from __future__ import annotations

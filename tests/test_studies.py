@@ -300,6 +300,7 @@ def test_the_policy_training_refuses_numbers_it_cannot_train_with(bad, capsys):
         (["--sweep-games", "10"], "not a multiple of the sweeps' 4 rotations"),
         (["--grid-games", "200"], "each policy gauntlet needs at least 352"),
         (["--games", "2"], "--games 2 is too few"),
+        (["--tune-games", "4"], "--tune-games 4 must be a multiple .* at least 400"),
     ],
 )
 def test_the_ladder_refuses_game_counts_a_stage_cannot_play_before_playing(bad, message, tmp_path):

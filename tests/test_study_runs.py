@@ -366,23 +366,68 @@ def test_a_study_writes_only_into_its_own_folder_without_force(tmp_path):
 def test_a_study_replaces_its_own_results_of_other_arguments_only_with_force(tmp_path):
     """A quick look (--games 400) into the default folder replaced the committed results
     (QA). A folder records the arguments its results were played with; other ones are
-    refused, and a --force run records its own at once, so the same command continues it."""
+    refused where it holds results, and a --force run records its own at once, so the same
+    command continues it."""
     out = tmp_path / "dial"
-    common.out_folder(out, study="homie_dial", arguments={"games": 800, "seed": 1})
-    with pytest.raises(UsageError, match=r"played with games=800 \(now 400\): give another"):
-        common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1})
-    common.out_folder(out, study="homie_dial", arguments={"games": 800, "seed": 1})  # the same
-    common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1}, force=True)
-    common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1})  # resumes
+    first, quick = {"games": 800, "seed": 1}, {"games": 400, "seed": 1}
+
+    def mark() -> dict:
+        return json.loads((out / common.STUDY_MARK).read_text())
+
+    common.out_folder(out, study="homie_dial", arguments=first)
+    common.out_folder(out, study="homie_dial", arguments=quick)  # a mark alone: no results
+    assert mark() == {"study": "homie_dial", "arguments": quick}  # (QA: it was refused)
+    (out / "curve.csv").write_text("skill\n")
+    with pytest.raises(UsageError, match=r"played with games=400 \(now 800\): give another"):
+        common.out_folder(out, study="homie_dial", arguments=first)
+    common.out_folder(out, study="homie_dial", arguments=quick)  # the same
+    assert not common.FORCED.get()
+    common.out_folder(out, study="homie_dial", arguments=first, force=True)
+    assert mark() == {"study": "homie_dial", "arguments": first, "forced": True}
+    common.FORCED.set(False)
+    common.out_folder(out, study="homie_dial", arguments=first)  # continues the forced run
+    assert common.FORCED.get()
+    with common.finishing(out):  # its tables in place: the forced run is complete
+        pass
+    assert mark() == {"study": "homie_dial", "arguments": first}
     with pytest.raises(UsageError, match=r"played with rounds=None \(now 15\)"):
-        common.out_folder(out, study="homie_dial", arguments={"games": 400, "seed": 1,
-                                                              "rounds": 15})  # fmt: skip
-    (out / common.STUDY_MARK).write_text('{"study": "homie_dial"}')  # marked before arguments
-    common.out_folder(out, study="homie_dial", arguments={"games": 9, "seed": 1})
-    assert json.loads((out / common.STUDY_MARK).read_text()) == {
-        "study": "homie_dial",
-        "arguments": {"games": 9, "seed": 1},
-    }
+        common.out_folder(out, study="homie_dial", arguments={**first, "rounds": 15})
+    for damaged in ('{"study": "homie_dial"}', '{"study": "homie_dial", "arguments": [800]}'):
+        (out / common.STUDY_MARK).write_text(damaged)  # from before the records, or damaged
+        with pytest.raises(UsageError, match="results of arguments it does not record"):
+            common.out_folder(out, study="homie_dial", arguments=first)
+    for damaged in ("{", "[]", '{"study": 5}'):
+        (out / common.STUDY_MARK).write_text(damaged)
+        with pytest.raises(UsageError, match="has a damaged .barbaron-study mark"):
+            common.out_folder(out, study="homie_dial", arguments=first)
+    assert (out / "curve.csv").read_text() == "skill\n"
+
+
+def test_a_study_continuing_a_forced_run_plays_its_sub_runs_of_other_arguments_again(
+    tmp_path, capsys, monkeypatch
+):
+    """A --force run of new arguments, interrupted, could not be continued without --force:
+    the sub-runs it had not reached yet were of the old arguments and stopped the study (QA)."""
+    study = tmp_path / "study"
+    common.out_folder(study, study="homie_dial", arguments={"seed": 3})
+    play(study / "runs" / "a", capsys)
+    play(study / "runs" / "b", capsys)
+    forced_replay_cut_short(study / "runs" / "c", capsys, monkeypatch, seed=3)  # (a partial)
+    common.out_folder(study, study="homie_dial", arguments={"seed": 4}, force=True)
+    play(study / "runs" / "a", capsys, seed=4)  # played by the --force run, then a Ctrl-C
+    common.FORCED.set(False)
+    common.out_folder(study, study="homie_dial", arguments={"seed": 4})  # the same command
+    _, said = play(study / "runs" / "a", capsys, seed=4)
+    assert "reusing" in said
+    _, said = play(study / "runs" / "b", capsys, seed=4)
+    assert "was played with seed=3 (now 4): the --force run plays it again" in said
+    _, said = play(study / "runs" / "c", capsys, seed=4)
+    assert "interrupted with other arguments: the --force run plays it again" in said
+    for name in "abc":
+        assert common.recorded(study / "runs" / name)["seed"] == 4
+    common.FORCED.set(False)  # a study not continuing a forced run stops at such a sub-run
+    with pytest.raises(UsageError, match=r"played with seed=4 \(now 5\): remove that folder"):
+        play(study / "runs" / "a", capsys, seed=5)
 
 
 COMMITTED = {  # results/FOLDER: the study and the arguments that wrote it (README, summary.json)
@@ -418,6 +463,7 @@ def test_the_committed_results_take_their_own_command_and_refuse_a_quick_look(
     out.mkdir()
     mark = Path(__file__).resolve().parents[1] / "results" / folder / common.STUDY_MARK
     (out / common.STUDY_MARK).write_bytes(mark.read_bytes())
+    (out / "results.csv").write_text("")  # (a folder holding results: refused, not taken)
     option = ["--results", str(out), "--out", str(tmp_path / "w.json")]
     if study != "train_policy":
         option = ["--out", str(out)]
@@ -438,7 +484,34 @@ def test_the_committed_results_take_their_own_command_and_refuse_a_quick_look(
     assert (out / common.STUDY_MARK).read_bytes() == mark.read_bytes()
 
 
-def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_path):
+def test_seat_compensation_records_its_tables_in_its_own_order(tmp_path, monkeypatch):
+    """--tables in another order (or a table twice) was refused against a folder of the same
+    tables, though its results would be the same (QA): they are played and recorded in the
+    study's own order."""
+    from experiments import seat_compensation
+
+    class Claimed(Exception):
+        pass
+
+    claimed = []
+
+    def record_then_stop(path, study, option, force, arguments) -> None:
+        claimed.append(arguments)
+        raise Claimed
+
+    monkeypatch.setattr(common, "claim", record_then_stop)
+    orders = ("hard-4p,skills-4p,hard-3p", "hard-3p,skills-4p,hard-4p", "hard-4p,hard-3p,"
+              "skills-4p,hard-3p")  # fmt: skip
+    for tables in orders:
+        with pytest.raises(Claimed):
+            seat_compensation.main(["--tables", tables, "--solves", "skills-4p,hard-4p",
+                                    "--out", str(tmp_path / "s")])  # fmt: skip
+    assert claimed[0] == claimed[1] == claimed[2]
+    assert claimed[0]["tables"] == ["hard-4p", "hard-3p", "skills-4p"]
+    assert claimed[0]["solves"] == ["hard-4p", "skills-4p"]  # (the default's order)
+
+
+def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_path, monkeypatch):
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n")
     with pytest.raises(UsageError, match="is not a weights file of train_value: .*--force"):
@@ -459,6 +532,12 @@ def test_a_training_script_replaces_only_its_own_weights_file_without_force(tmp_
         with pytest.raises(UsageError, match="holds a shipped bot's weights, .*another --out"):
             common.output_file(shipped, writer=writer, defaults=False)  # (a quick look, QA)
         assert common.output_file(shipped, writer=writer, defaults=False, force=True) == shipped
+    from barbaron.bots import value
+
+    monkeypatch.setattr(common, "ROOT", tmp_path)  # another checkout, sharing this install (QA)
+    with pytest.raises(UsageError, match="holds a shipped bot's weights"):
+        common.output_file(value.WEIGHTS, writer="train_value", defaults=False)
+    monkeypatch.undo()
     with pytest.raises(UsageError, match="holds a shipped bot's weights"):
         from experiments import train_value
 
