@@ -440,8 +440,8 @@ def add_force(parser: argparse.ArgumentParser, what: str | None = None) -> None:
         "--force",
         action="store_true",
         help=what
-        or "play every finished sub-run again (one played with other arguments is refused "
-        "without it), and write into a folder that holds other files",
+        or "replace the folder's results of other arguments (refused without it), playing "
+        "every finished sub-run again; also write into a folder that holds other files",
     )
 
 

@@ -27,7 +27,9 @@
    win share at a table of Normal, Easy, ``homie:skill=0.5`` and Hard, corrected by how far the
    current Normal's ladder rating lies from the one its share there implies. Writes
    ``tune.json``; the chosen cushion becomes the registry's default by hand
-   (``bots/normal.py``), and the ladder is run again to check the gaps.
+   (``bots/normal.py``), and the ladder is run again to check the gaps. ``--tune-games`` and
+   ``--tune-trials`` size it; like every size they are among the arguments the folder records,
+   so a small ladder that is to be tuned is run with the ones its tune will take.
 4. Head-to-head matrix of Easy, Normal, Hard, the autopilot and Shark (every pair at a 2-player
    table, every one-against-three table: ``pairs.csv``, ``one_vs_three.csv``,
    ``one_vs_three.png``) and sweeps of each Homie's main parameters against three of its own
@@ -36,7 +38,8 @@
     python -m experiments.homie_ladder                 # the study: 5 to 9 minutes on 2 cores
     python -m experiments.homie_ladder --tune          # re-choose Normal (under a minute)
     python -m experiments.homie_ladder --games 4000 --sweep-games 2000 --ladder-games 40000 \\
-        --grid-games 20000 --mc-games 4000 --out /tmp/ladder                  # a small rerun
+        --grid-games 20000 --mc-games 4000 --tune-games 4000 --tune-trials 4 \\
+        --out /tmp/ladder                                     # a small rerun (and + --tune)
     python -m experiments.homie_ladder --rounds 15     # the Long night: homie_ladder-15-rounds
 
 All tables play every seat rotation; intervals are 95% over deals. ``OUT/runs/`` holds one
