@@ -31,6 +31,8 @@ STUDY_MARK = ".barbaron-study"  # in a study's results folder: which study write
 CREATED: list[Path] = []  # folders this process created for its output, the outermost first
 USED: list[Path] = []  # the sub-run folders this process played or reused, in order
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
+QUIET: ContextVar[bool] = ContextVar("QUIET", default=True)  # sub-runs without progress bars
+# (a study's --quiet: see add_quiet)
 FORCED: ContextVar[bool] = ContextVar("FORCED", default=False)  # the study's folder was claimed
 # by a --force run (this one or an interrupted one it continues): sub-runs of other arguments
 # there are what that run replaces, played again without stopping the study
@@ -42,7 +44,7 @@ def run(
     *,
     workers: int,
     force: bool = False,
-    quiet: bool = True,
+    quiet: bool | None = None,
     record: dict | None = None,
     **arguments: object,
 ) -> dict:
@@ -55,7 +57,7 @@ def run(
     study's ``runs/`` folder (kept out of git) writes no PNGs: ``barbaron report`` draws them.
     In a study continuing a --force run (:data:`FORCED`), one of other arguments, finished or
     interrupted, is played again as that run would have."""
-    extra = record
+    extra, quiet = record, QUIET.get() if quiet is None else quiet
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
@@ -442,6 +444,15 @@ def add_force(parser: argparse.ArgumentParser, what: str | None = None) -> None:
         help=what
         or "replace the folder's results of other arguments (refused without it), playing "
         "every finished sub-run again; also write into a folder that holds other files",
+    )
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """--quiet: the study's sub-runs show no progress bars (their ``>>>`` lines stay)."""
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bars (each sub-run still prints the line that starts it)",
     )
 
 

@@ -216,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=common.workers, default=1)
     common.add_rounds_and_out(parser, "homie_dial")
     common.add_force(parser)
+    common.add_quiet(parser)
     args = parser.parse_args(argv)
+    common.QUIET.set(args.quiet)
     games = args.games
     if games % PLAYERS:  # (rounded down silently, 3 became 0: "--games ... got 0", QA)
         parser.error(

@@ -793,6 +793,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=common.workers, default=2)
     common.add_rounds_and_out(parser, "homie_ladder")
     common.add_force(parser)
+    common.add_quiet(parser)
     parser.add_argument(
         "--tune",
         action="store_true",
@@ -813,6 +814,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"--tune's trials (default {TUNE_TRIALS}, at most {MAX_TRIALS:,})",
     )
     args = parser.parse_args(argv)
+    common.QUIET.set(args.quiet)
     if args.mc != "none":
         api.build_bots([args.mc])  # a bad spec is refused before the hours of play
     check_game_counts(args)

@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
     common.add_force(parser)
+    common.add_quiet(parser)
     args = parser.parse_args(argv)
+    common.QUIET.set(args.quiet)
     if args.games % PLAYERS:  # (api.play's own refusal suggested --no-rotate, QA)
         parser.error(
             f"--games {args.games:,} is not a multiple of the table's {PLAYERS} rotations (e.g. "

@@ -226,7 +226,6 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
         args.out / table.name,
         workers=args.workers,
         force=args.force,
-        quiet=args.quiet,
         record=record_of(table),
         bots=list(table.bots),
         bonus=table.bonus,
@@ -245,7 +244,6 @@ def run_solve(table: Table, args: argparse.Namespace) -> dict:
         args.out / "solved" / table.name,
         workers=args.workers,
         force=args.force,
-        quiet=args.quiet,
         record=record_of(table),
         bots=list(table.bots),
         games=games,
@@ -264,7 +262,6 @@ def run_flat(table: Table, bonus: int, args: argparse.Namespace) -> dict:
         args.out / "flat" / table.name,
         workers=args.workers,
         force=args.force,
-        quiet=args.quiet,
         record=record_of(table),
         bots=list(table.bots),
         bonus=[bonus],
@@ -420,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=common.workers, default=2)
     common.add_rounds_and_out(parser, "seat_compensation")
     common.add_force(parser)
-    parser.add_argument("--quiet", action="store_true")
+    common.add_quiet(parser)
     parser.add_argument(
         "--tables",
         help="only these tables, comma-separated (default: all: "
@@ -434,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         + " that are among --tables)",
     )
     args = parser.parse_args(argv)
+    common.QUIET.set(args.quiet)
     chosen = args.tables.split(",") if args.tables else [t.name for t in TABLES]
     unknown = sorted(set(chosen) - set(BY_NAME))
     if unknown:
