@@ -379,12 +379,19 @@ def script(main: Callable[[], int]) -> None:
 
     def main_saying_what_is_complete() -> int:
         COMPLETE.set(None)
+        USED.clear()
         try:
             return main()
         except KeyboardInterrupt as e:
             out = COMPLETE.get()
-            if isinstance(e, RunInterrupted) or out is None:
+            if isinstance(e, RunInterrupted):
                 raise
+            if out is None:  # (QA: it said "interrupted" alone)
+                kept = f"its finished sub-runs are kept: {STUDY_RESUME_ADVICE}"
+                raise RunInterrupted(
+                    "interrupted before the study wrote its tables; "
+                    + (kept if USED else "nothing was written: run it again")
+                ) from None
             raise RunInterrupted(  # (as it printed its tables)
                 f"interrupted after the study was complete: its results are in {out}"
             ) from None

@@ -313,7 +313,21 @@ def test_ctrl_c_after_a_studys_tables_are_in_place_says_they_are_complete(tmp_pa
 
     with pytest.raises(SystemExit):
         common.script(cut_before_its_tables)
-    assert capsys.readouterr().err == "error: interrupted\n"
+    said = capsys.readouterr().err
+    assert (
+        said == "error: interrupted before the study wrote its tables; nothing was written: "
+        "run it again\n"
+    )
+
+    def cut_between_sub_runs() -> int:
+        play(tmp_path / "runs" / "a", capsys)
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit):
+        common.script(cut_between_sub_runs)
+    said = capsys.readouterr().err
+    assert said.endswith("tables; its finished sub-runs are kept: run the same study command "
+                         "again (without --force) to continue\n")  # fmt: skip
 
     def cut_before_any_game() -> int:
         common.out_folder(tmp_path / "new", study="homie_dial")
