@@ -22,6 +22,19 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.fixture(autouse=True)
+def _a_study_state_of_its_own():
+    """A study's --force and --quiet (context variables of ``experiments.common``, set by the
+    study that ran last in this thread) do not carry over to the next test's sub-runs."""
+    yield
+    import sys
+
+    common = sys.modules.get("experiments.common")
+    if common is not None:
+        common.FORCED.set(False)
+        common.QUIET.set(True)
+
+
 class GeneratorChance:
     """Dice and shuffles from an explicit numpy Generator (tests only; no global RNG)."""
 
