@@ -8,6 +8,7 @@ import copy
 import json
 import math
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -33,9 +34,9 @@ USED: list[Path] = []  # the sub-run folders this process played or reused, in o
 STUDY_RESUME_ADVICE = "run the same study command again (without --force) to continue"
 QUIET: ContextVar[bool] = ContextVar("QUIET", default=True)  # sub-runs without progress bars
 # (a study's --quiet: see add_quiet)
-FORCED: ContextVar[bool] = ContextVar("FORCED", default=False)  # the study's folder was claimed
-# by a --force run (this one or an interrupted one it continues): sub-runs of other arguments
-# there are what that run replaces, played again without stopping the study
+FORCED: ContextVar[float | None] = ContextVar("FORCED", default=None)  # when the study's folder
+# was claimed by a --force run (this one or an interrupted one it continues): the sub-runs there
+# of other arguments, or finished before it, are what that run replaces, played again
 
 
 def run(
@@ -56,26 +57,32 @@ def run(
     (say, a ``provenance``); its manifest.json says how long the run took. A sub-run in the
     study's ``runs/`` folder (kept out of git) writes no PNGs: ``barbaron report`` draws them.
     In a study continuing a --force run (:data:`FORCED`), one of other arguments, finished or
-    interrupted, is played again as that run would have."""
+    interrupted, or one finished before that run began, is played again as that run would
+    have."""
     extra, quiet = record, QUIET.get() if quiet is None else quiet
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
     done = (out / "summary.json").exists()
     resume = not force and partial.exists()
+    forced_since = FORCED.get()
     if done and not force and not resume:
         had = recorded(out)
         if _matches(had, record):
-            return _reused(out)
-        if not FORCED.get():
+            if forced_since is None or (out / "summary.json").stat().st_mtime >= forced_since:
+                return _reused(out)
+            print(f">>> {out} was played before the --force run: it plays it again", flush=True)
+            force = True
+        elif forced_since is None:
             raise UsageError(
                 f"{out} was played with {difference(had, record)}: remove that folder to play "
                 "it alone again, or give --force (plays every sub-run of the study again) or "
                 "another --out"
             )
-        print(f">>> {out} was played with {difference(had, record)}: the --force run plays "
-              "it again", flush=True)  # fmt: skip
-        force = True
+        else:
+            print(f">>> {out} was played with {difference(had, record)}: the --force run "
+                  "plays it again", flush=True)  # fmt: skip
+            force = True
     shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
     verb = "continuing " if resume else ""
     print(f">>> {verb}api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
@@ -99,22 +106,26 @@ def run(
         if isinstance(e, RunInterrupted | RunFailed):  # this script, not barbaron's, is to rerun
             line = str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)
             if "nothing was written" in line:  # (of this sub-run: the finished ones are kept)
-                line = f"{line} for {out}; the study's finished sub-runs are kept"
+                line = f"{line} for {out}"
+                if any((used / "summary.json").exists() for used in USED[:-1]):
+                    line += "; the study's finished sub-runs are kept"
             if "after the run was complete" in line:  # the sub-run is; the study's tables not
-                line = f"{line}; run the same study command again to write the study's tables"
+                line = f"{line}; the study's tables are not written yet"
+            if STUDY_RESUME_ADVICE not in line and isinstance(e, RunInterrupted):
+                line = f"{line}: {STUDY_RESUME_ADVICE}"
             raise type(e)(line) from None
         if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
             if done and _matches(old, record):  # and the finished one these: it stands
                 return _reused(out, f"; {partial} (other arguments, interrupted) is left")
-            if FORCED.get():  # what the --force run replaces
+            if forced_since is not None:  # what the --force run replaces
                 USED.pop()
                 print(f">>> {partial} was interrupted with other arguments: the --force run "
                       "plays it again", flush=True)  # fmt: skip
                 return run(function, out, workers=workers, force=True, quiet=quiet,
                            record=extra, **arguments)  # fmt: skip
             raise UsageError(
-                f"{partial} holds a sub-run interrupted with other arguments ({e}): run the "
-                "study with those to finish it, or give --force to start afresh"
+                f"{partial} holds a sub-run interrupted with other arguments: run the study "
+                "with those to finish it, or give --force to start afresh"
             ) from None
         raise
     write_json(out / RECORD, record)
@@ -158,8 +169,14 @@ def difference(had: dict | None, now: dict) -> str:
     """The first argument in which a recorded sub-run differs from ``now``, as a phrase."""
     if had is None:
         return f"arguments it does not record (no readable {RECORD})"
-    key = next(key for key in {**now, **had} if had.get(key) != now.get(key))
-    return f"{key}={had.get(key)!r} (now {now.get(key)!r})"
+    key = next(k for k in {**now, **had} if k not in had or k not in now or had[k] != now[k])
+    return f"{key}={_shown(had, key)} (now {_shown(now, key)})"
+
+
+def _shown(arguments: dict, key: str) -> str:
+    """The value of ``key`` in ``arguments`` as a phrase (QA: one recorded only as null
+    raised StopIteration)."""
+    return repr(arguments[key]) if key in arguments else "not given"
 
 
 def out_folder(
@@ -169,14 +186,16 @@ def out_folder(
     study: str | None = None,
     force: bool = False,
     arguments: dict | None = None,
+    adding: bool = False,
 ) -> Path:
     """The study's results folder ``path``, created; a name that cannot be one is refused in
     one line (a file in its way, no permission) before any game is played. "~" is expanded
     as a shell would (also in ``--out=~/x``, which a shell leaves as it is). With ``study``,
-    the folder is claimed for it, played with ``arguments`` (:func:`claim`)."""
+    the folder is claimed for it, played with ``arguments``, or ``adding`` to its results
+    (:func:`claim`)."""
     path = _created(home_expanded(path, option), option)
     if study is not None:
-        claim(path, study, option, force, arguments)
+        claim(path, study, option, force, arguments, adding)
     return path
 
 
@@ -186,6 +205,7 @@ def claim(
     option: str = "--out",
     force: bool = False,
     arguments: dict | None = None,
+    adding: bool = False,
 ) -> None:
     """Mark ``path`` as ``study``'s results folder, played with ``arguments`` (those the
     results depend on: not --workers, --out or --quiet). Where it holds results (files other
@@ -193,8 +213,10 @@ def claim(
     no study (QA: a user's curve.csv and summary.json were lost); this study's of other
     ``arguments`` (QA: a quick look with --games 400 replaced the committed results), or of
     arguments not recorded (a damaged mark; a folder from before the records, unless no
-    ``arguments`` are given). A --force run records its arguments at once, and that it was
-    forced (:data:`FORCED`), so that the same command without --force continues it."""
+    ``arguments`` are given). A --force run records its arguments at once, and when it began
+    (:data:`FORCED`), so that the same command without --force continues it. A run ``adding``
+    to the results as they are (homie_ladder --tune) is refused, even with ``force``, where
+    they are not complete results of its ``arguments``, and changes no mark (QA)."""
     mark = path / STUDY_MARK
     arguments = None if arguments is None else as_json(arguments)
     try:
@@ -208,21 +230,42 @@ def claim(
     ):
         marked = "damaged"
     ours = isinstance(marked, dict) and marked["study"] == study
-    if ours and (arguments is None or marked.get("arguments") == arguments):
-        FORCED.set(marked.get("forced") is True)
+    same = ours and (arguments is None or marked.get("arguments") == arguments)
+    forced = marked.get("forced") if ours else None
+    forced = forced if isinstance(forced, float) else None
+    holds_results = any(
+        p.is_file() and not p.name.startswith(".") for p in path.rglob("*")
+    )  # (QA: an empty runs/ left by a Ctrl-C was taken for results)
+    if adding:
+        if holds_results and (not same or forced is not None):
+            had = marked.get("arguments") if ours else None
+            why = "its results are not this study's, or their arguments are not recorded"
+            if same:
+                why = "a --force run there was interrupted"
+            elif isinstance(had, dict) and arguments is not None:
+                why = f"its results were played with {difference(had, arguments)}"
+            raise UsageError(
+                f"{option} {path} holds no complete results of these arguments to add to "
+                f"({why}): run the study there without --tune first"
+            )
+        FORCED.set(None)
         return
-    holds_results = any(not p.name.startswith(".") for p in path.iterdir())
-    problem = _claim_problem(path, study, marked, arguments, option) if holds_results else None
+    if same and not force:
+        FORCED.set(forced)
+        return
+    problem = None
+    if holds_results and not same:
+        problem = _claim_problem(path, study, marked, arguments, option)
     if problem is not None and not force:
         raise UsageError(f"{option} {path} {problem}")
     record = {"study": study} | ({} if arguments is None else {"arguments": arguments})
     if force:
-        record["forced"] = True
+        record["forced"] = time.time()  # (sub-runs finished before it are played again)
     try:
         mark.write_text(json.dumps(record) + "\n")
     except OSError as e:
         raise UsageError(f"{option}: cannot write in {path}: {e.strerror or e}") from None
-    FORCED.set(force)
+    FORCED.set(record.get("forced"))
 
 
 def _claim_problem(
@@ -249,6 +292,12 @@ def _claim_problem(
     had = None if marked is None else marked.get("arguments")
     if arguments is None:
         return None
+    if isinstance(had, dict) and isinstance(marked.get("forced"), float):
+        return (
+            f"is being replaced by a --force run of this study, interrupted, with "
+            f"{difference(had, arguments)}: run that command again (without --force) to "
+            f"finish it, or give --force to replace them with these"
+        )
     if not isinstance(had, dict):
         return (
             "holds this study's results of arguments it does not record (written before they "
@@ -332,6 +381,7 @@ def finishing(out: Path) -> Iterator[None]:
     except RunInterrupted:
         raise
     except KeyboardInterrupt:  # noted while they were written: all of them were
+        _settle_mark(out)
         raise RunInterrupted(
             f"interrupted as the study wrote its tables: they are complete in {out}"
         ) from None
@@ -388,9 +438,12 @@ def script(main: Callable[[], int]) -> None:
                 raise
             if out is None:  # (QA: it said "interrupted" alone)
                 kept = f"its finished sub-runs are kept: {STUDY_RESUME_ADVICE}"
+                if FORCED.get() is not None:  # (the folder's mark waits for this run)
+                    kept = f"its folder waits for this --force run: {STUDY_RESUME_ADVICE}"
+                elif not USED:
+                    kept = "nothing was written: run it again"
                 raise RunInterrupted(
-                    "interrupted before the study wrote its tables; "
-                    + (kept if USED else "nothing was written: run it again")
+                    f"interrupted before the study wrote its tables; {kept}"
                 ) from None
             raise RunInterrupted(  # (as it printed its tables)
                 f"interrupted after the study was complete: its results are in {out}"

@@ -53,6 +53,7 @@ import argparse
 import itertools
 import json
 import math
+import shlex
 import time
 from pathlib import Path
 
@@ -744,6 +745,34 @@ def plot_all(
     common.save_figure(fig, out / "sweeps.png", dpi=110)
 
 
+def this_ladders_tune(path: Path, command: str) -> dict | None:
+    """The folder's tune.json, without its trials, when a --tune run of this ladder's arguments
+    wrote it (its "rerun" is ``command`` and --tune); None otherwise, said when there is one of
+    other arguments (QA: a --force ladder of other sizes took in the tune of the one before)."""
+    if not path.exists():
+        return None
+    tune = json.loads(path.read_text())
+    if _options(tune.get("rerun", "")) != _options(f"{command} --tune"):
+        print(f"(tune.json is of other arguments, {tune.get('rerun')!r}: not used, and removed)")
+        return None
+    tune.pop("trials", None)
+    return tune
+
+
+def _options(command: str) -> dict:
+    """A study's command line as {option: value} (True for a flag), --out left out."""
+    words = shlex.split(command)[3:]
+    options = {}
+    for i, word in enumerate(words):
+        if word.startswith("--"):
+            value = (
+                words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else True
+            )
+            options[word] = value
+    options.pop("--out", None)
+    return options
+
+
 def command_of(args: argparse.Namespace, defaults: dict) -> str:
     """The command that reproduces this run."""
     parts = ["python -m experiments.homie_ladder"]
@@ -823,6 +852,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out or common.default_out("homie_ladder", args.rounds),
         study="homie_ladder",
         force=args.force,
+        adding=args.tune,  # (--tune: to the ladder there, as it is)
         arguments={
             name: getattr(args, name) for name in (*SIZES, "tune_trials", "mc", "seed", "rounds")
         },
@@ -838,9 +868,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs, ones = matrix(args)
     sweep = sweeps(args)
     tune_path = args.out / "tune.json"
-    tune = json.loads(tune_path.read_text()) if tune_path.exists() else None
-    if tune is not None:
-        tune.pop("trials", None)
+    tune = this_ladders_tune(tune_path, command_of(args, defaults))
     preset, rows = presets(table, fit, grid, beginner_check(pairs, ones), tune)
     preset = {"command": command_of(args, defaults)} | preset
     summary = {
@@ -874,6 +902,8 @@ def main(argv: list[str] | None = None) -> int:
             common.write_csv(frame, args.out / name)
         write_json(args.out / "presets.json", preset)
         write_json(args.out / "summary.json", summary)
+        if tune is None:  # a tune of other arguments is not this ladder's
+            tune_path.unlink(missing_ok=True)
         plot_all(args.out, table, grid, ones, sweep)
 
     for frame in (table, grid.head(5)):  # ratings to 0.1 points, win shares to 4 decimals

@@ -460,7 +460,8 @@ def main(argv: list[str] | None = None) -> int:
         force=args.force,
         arguments={
             **{k: getattr(args, k) for k in ("games", "mixed_games", "mc_games", "seed")},
-            **{k: getattr(args, k) for k in ("solve_games", "search_games", "rounds")},
+            **{k: getattr(args, k) if solves else None for k in ("solve_games", "search_games")},
+            "rounds": args.rounds,
             "tables": chosen,
             "solves": solves,
         },

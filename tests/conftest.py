@@ -31,7 +31,7 @@ def _a_study_state_of_its_own():
 
     common = sys.modules.get("experiments.common")
     if common is not None:
-        common.FORCED.set(False)
+        common.FORCED.set(None)
         common.QUIET.set(True)
 
 

@@ -324,7 +324,9 @@ def test_the_ladders_tune_takes_its_sizes_and_needs_a_ladder_first(tiny_results,
         homie_ladder.main(["--tune", "--out", str(tmp_path / "none")])
     out = tmp_path / "ladder"
     shutil.copytree(tiny_results / "homie_ladder", out)
-    with pytest.raises(UsageError, match=r"results played with games=400 \(now 200000\)"):
+    with pytest.raises(
+        UsageError, match=r"no complete results .*were played with games=400 \(now 200000\)"
+    ):
         homie_ladder.main(["--tune", "--out", str(out)])  # (other arguments: another folder)
     rerun = shlex.split(json.loads((tiny_results / "homie_ladder" / "summary.json").read_text())
                         ["command"])[3:]  # fmt: skip
@@ -334,6 +336,19 @@ def test_the_ladders_tune_takes_its_sizes_and_needs_a_ladder_first(tiny_results,
     assert tune["derivation"]["probe"].split("--games ")[1].startswith("400 ")
     said = shlex.split(tune["rerun"])
     assert said[3:-3] == rerun[:-2] and said[-3:] == ["--out", str(out), "--tune"]
+
+
+def test_the_ladder_takes_in_only_a_tune_of_its_own_arguments(tmp_path, capsys):
+    """A --force ladder of other sizes took in the tune.json of the ladder before it (QA): a
+    tune is this ladder's when its "rerun" names the same options, in any order."""
+    path = tmp_path / "tune.json"
+    assert homie_ladder.this_ladders_tune(path, "python -m experiments.homie_ladder") is None
+    rerun = "python -m experiments.homie_ladder --tune --rounds 15 --out /elsewhere"
+    path.write_text(json.dumps({"rerun": rerun, "trials": [1], "best_spec": "normal"}))
+    command = "python -m experiments.homie_ladder --rounds 15"
+    assert homie_ladder.this_ladders_tune(path, command) == {"rerun": rerun, "best_spec": "normal"}
+    assert homie_ladder.this_ladders_tune(path, command + " --games 8000") is None
+    assert "tune.json is of other arguments" in capsys.readouterr().out
 
 
 def test_the_ladder_refuses_a_bad_mc_spec_before_playing(tmp_path):

@@ -166,7 +166,7 @@ def test_a_forced_run_that_was_interrupted_is_continued_and_then_replaces_the_ol
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3  # the old results' own
     summary, said = play(out, capsys, batch_size=50)  # the old run's arguments: reused
     assert "reusing" in said and "run.partial (other arguments, interrupted) is left" in said
-    with pytest.raises(UsageError, match="interrupted with other arguments .*--force to start"):
+    with pytest.raises(UsageError, match="interrupted with other arguments: .*--force to start"):
         play(out, capsys, seed=5, batch_size=50)  # neither the old run's nor the cut one's
     summary, said = play(out, capsys, seed=4, batch_size=50)
     assert said.startswith(">>> continuing api.play(")
@@ -184,7 +184,8 @@ def test_results_in_place_when_ctrl_c_came_keep_their_record(
     with pytest.raises(RunInterrupted, match="after the run was complete") as stopped:
         play(out, capsys)
     assert str(stopped.value).endswith(
-        "run the same study command again to write the study's tables"
+        "the study's tables are not written yet: run the same study command again (without "
+        "--force) to continue"
     )
     monkeypatch.undo()
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3
@@ -389,23 +390,47 @@ def test_a_study_replaces_its_own_results_of_other_arguments_only_with_force(tmp
         return json.loads((out / common.STUDY_MARK).read_text())
 
     common.out_folder(out, study="homie_dial", arguments=first)
+    (out / "runs").mkdir()  # (an empty folder a Ctrl-C left: QA)
     common.out_folder(out, study="homie_dial", arguments=quick)  # a mark alone: no results
     assert mark() == {"study": "homie_dial", "arguments": quick}  # (QA: it was refused)
     (out / "curve.csv").write_text("skill\n")
     with pytest.raises(UsageError, match=r"played with games=400 \(now 800\): give another"):
         common.out_folder(out, study="homie_dial", arguments=first)
     common.out_folder(out, study="homie_dial", arguments=quick)  # the same
-    assert not common.FORCED.get()
+    assert common.FORCED.get() is None
     common.out_folder(out, study="homie_dial", arguments=first, force=True)
-    assert mark() == {"study": "homie_dial", "arguments": first, "forced": True}
-    common.FORCED.set(False)
+    since = mark()["forced"]
+    assert mark() == {"study": "homie_dial", "arguments": first, "forced": since}
+    common.FORCED.set(None)
+    with pytest.raises(
+        UsageError,
+        match=r"is being replaced by a --force run of this study, "
+        r"interrupted, with games=800 \(now 400\): run that command again",
+    ):
+        common.out_folder(out, study="homie_dial", arguments=quick)  # fmt: skip
+    with pytest.raises(UsageError, match="no complete results of these arguments to add to"):
+        common.out_folder(out, study="homie_dial", arguments=first, adding=True, force=True)
     common.out_folder(out, study="homie_dial", arguments=first)  # continues the forced run
-    assert common.FORCED.get()
-    with common.finishing(out):  # its tables in place: the forced run is complete
-        pass
+    assert common.FORCED.get() == since
+    common.out_folder(out, study="homie_dial", arguments=first, force=True)  # forced again
+    assert mark()["forced"] > since
+    with pytest.raises(KeyboardInterrupt), common.finishing(out):  # a Ctrl-C as the tables
+        raise KeyboardInterrupt  # are written waits for them: the forced run is complete
     assert mark() == {"study": "homie_dial", "arguments": first}
-    with pytest.raises(UsageError, match=r"played with rounds=None \(now 15\)"):
-        common.out_folder(out, study="homie_dial", arguments={**first, "rounds": 15})
+    with pytest.raises(UsageError, match="no complete results of these arguments to add to"):
+        common.out_folder(out, study="homie_dial", arguments=quick, adding=True, force=True)
+    common.out_folder(out, study="homie_dial", arguments=first, adding=True)  # (--tune)
+    assert mark() == {"study": "homie_dial", "arguments": first}
+    with pytest.raises(
+        UsageError,
+        match=r"played with rounds='not given' \(now 15\)|"
+        r"played with rounds=not given \(now 15\)",
+    ):
+        common.out_folder(out, study="homie_dial", arguments={**first, "rounds": 15})  # fmt: skip
+    (out / common.STUDY_MARK).write_text(json.dumps(
+        {"study": "homie_dial", "arguments": {**first, "rounds": None}}))  # fmt: skip
+    with pytest.raises(UsageError, match=r"played with rounds=None \(now not given\)"):
+        common.out_folder(out, study="homie_dial", arguments=first)  # (QA: StopIteration)
     for damaged in ('{"study": "homie_dial"}', '{"study": "homie_dial", "arguments": [800]}'):
         (out / common.STUDY_MARK).write_text(damaged)  # from before the records, or damaged
         with pytest.raises(UsageError, match="results of arguments it does not record"):
@@ -427,9 +452,10 @@ def test_a_study_continuing_a_forced_run_plays_its_sub_runs_of_other_arguments_a
     play(study / "runs" / "a", capsys)
     play(study / "runs" / "b", capsys)
     forced_replay_cut_short(study / "runs" / "c", capsys, monkeypatch, seed=3)  # (a partial)
+    play(study / "runs" / "d", capsys, seed=4)  # (the new arguments, played before the --force)
     common.out_folder(study, study="homie_dial", arguments={"seed": 4}, force=True)
     play(study / "runs" / "a", capsys, seed=4)  # played by the --force run, then a Ctrl-C
-    common.FORCED.set(False)
+    common.FORCED.set(None)
     common.out_folder(study, study="homie_dial", arguments={"seed": 4})  # the same command
     _, said = play(study / "runs" / "a", capsys, seed=4)
     assert "reusing" in said
@@ -437,9 +463,13 @@ def test_a_study_continuing_a_forced_run_plays_its_sub_runs_of_other_arguments_a
     assert "was played with seed=3 (now 4): the --force run plays it again" in said
     _, said = play(study / "runs" / "c", capsys, seed=4)
     assert "interrupted with other arguments: the --force run plays it again" in said
-    for name in "abc":
+    _, said = play(study / "runs" / "d", capsys, seed=4)  # (QA: --force replays every one)
+    assert "was played before the --force run: it plays it again" in said
+    for name in "abcd":
         assert common.recorded(study / "runs" / name)["seed"] == 4
-    common.FORCED.set(False)  # a study not continuing a forced run stops at such a sub-run
+    _, said = play(study / "runs" / "d", capsys, seed=4)
+    assert "reusing" in said
+    common.FORCED.set(None)  # a study not continuing a forced run stops at such a sub-run
     with pytest.raises(UsageError, match=r"played with seed=4 \(now 5\): remove that folder"):
         play(study / "runs" / "a", capsys, seed=5)
 
@@ -509,7 +539,7 @@ def test_seat_compensation_records_its_tables_in_its_own_order(tmp_path, monkeyp
 
     claimed = []
 
-    def record_then_stop(path, study, option, force, arguments) -> None:
+    def record_then_stop(path, study, option, force, arguments, adding) -> None:
         claimed.append(arguments)
         raise Claimed
 
