@@ -59,7 +59,8 @@ def run(
     In a study continuing a --force run (:data:`FORCED`), one of other arguments, finished or
     interrupted, or one finished before that run began, is played again as that run would
     have."""
-    extra, quiet = record, QUIET.get() if quiet is None else quiet
+    quiet = QUIET.get() if quiet is None else quiet
+    extra = record  # (as given: a replay of an interrupted sub-run takes it again)
     record = as_json({"function": function.__name__, **arguments} | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
@@ -255,7 +256,7 @@ def claim(
         return
     problem = None
     if holds_results and not same:
-        problem = _claim_problem(path, study, marked, arguments, option)
+        problem = _claim_problem(path, study, marked, arguments, option, forced is not None)
     if problem is not None and not force:
         raise UsageError(f"{option} {path} {problem}")
     record = {"study": study} | ({} if arguments is None else {"arguments": arguments})
@@ -269,11 +270,16 @@ def claim(
 
 
 def _claim_problem(
-    path: Path, study: str, marked: object, arguments: dict | None, option: str
+    path: Path,
+    study: str,
+    marked: object,
+    arguments: dict | None,
+    option: str,
+    forced: bool = False,
 ) -> str | None:
     """Why ``study`` may not write its results of ``arguments`` into ``path``, which holds
-    results and is marked ``marked`` (a mark's JSON, "damaged" or None), as the end of a
-    sentence; None when it may."""
+    results and is marked ``marked`` (a mark's JSON, "damaged" or None; ``forced`` by an
+    interrupted --force run of this study), as the end of a sentence; None when it may."""
     if marked == "damaged":
         return (
             f"has a damaged {STUDY_MARK} mark: give another {option}, or --force to write this "
@@ -292,7 +298,7 @@ def _claim_problem(
     had = None if marked is None else marked.get("arguments")
     if arguments is None:
         return None
-    if isinstance(had, dict) and isinstance(marked.get("forced"), float):
+    if isinstance(had, dict) and forced:
         return (
             f"is being replaced by a --force run of this study, interrupted, with "
             f"{difference(had, arguments)}: run that command again (without --force) to "
