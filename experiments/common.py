@@ -538,6 +538,16 @@ def add_rounds_and_out(parser: argparse.ArgumentParser, study: str) -> None:
     )
 
 
+def whole_deals(parser: argparse.ArgumentParser, games: int, players: int, what: str) -> None:
+    """Refuse (exit 2) a --games that is not whole deals of ``what``: every deal is played in
+    each of its ``players`` rotations."""
+    if games % players:
+        parser.error(
+            f"--games {games:,} is not a multiple of {what}'s {players} rotations (e.g. "
+            f"{games - games % players + players:,})"
+        )
+
+
 def default_out(study: str, rounds: int) -> Path:
     """``results/STUDY``, or ``results/STUDY-R-rounds`` for rules of other than 10 rounds."""
     return ROOT / "results" / (study + ("" if rounds == 10 else f"-{rounds}-rounds"))

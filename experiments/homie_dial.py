@@ -220,11 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     common.QUIET.set(args.quiet)
     games = args.games
-    if games % PLAYERS:  # (rounded down silently, 3 became 0: "--games ... got 0", QA)
-        parser.error(
-            f"--games {games:,} is not a multiple of the sweep's {PLAYERS} rotations (e.g. "
-            f"{games - games % PLAYERS + PLAYERS:,})"
-        )
+    common.whole_deals(parser, games, PLAYERS, "the sweep")  # (3 became 0 silently, QA)
     default_out = common.default_out("homie_dial", args.rounds)
     args.out = common.out_folder(
         args.out or default_out,

@@ -97,6 +97,7 @@ LADDER = [
 OLD_DEFAULTS = ["normal:cushion=250"]  # the registry's Normal before the presets (if different)
 MC = "mc:rollouts=16"
 SIZES = ("games", "sweep_games", "ladder_games", "grid_games", "mc_games", "tune_games")
+RECORDED = (*SIZES, "tune_trials", "mc", "seed", "rounds")  # the arguments its results depend on
 CUSHIONS = ["0", "150", "300", "none"]
 GRID = [  # (buy, takeover, upgrade, spec): greedy is the all-zero policy
     (
@@ -776,7 +777,7 @@ def _options(command: str) -> dict:
 def command_of(args: argparse.Namespace, defaults: dict) -> str:
     """The command that reproduces this run."""
     parts = ["python -m experiments.homie_ladder"]
-    for name in (*SIZES, "tune_trials", "mc", "seed", "rounds"):
+    for name in RECORDED:
         value = getattr(args, name)
         if value != defaults[name]:
             parts.append(f"--{name.replace('_', '-')} {value}")
@@ -853,13 +854,12 @@ def main(argv: list[str] | None = None) -> int:
         study="homie_ladder",
         force=args.force,
         adding=args.tune,  # (--tune: to the ladder there, as it is)
-        arguments={
-            name: getattr(args, name) for name in (*SIZES, "tune_trials", "mc", "seed", "rounds")
-        },
+        arguments={name: getattr(args, name) for name in RECORDED},
     )
     start = time.perf_counter()
+    command = command_of(args, defaults)
     if args.tune:
-        tune_normal(args, command_of(args, defaults) + " --tune")
+        tune_normal(args, command + " --tune")
         print(f"{time.perf_counter() - start:.1f} s -> {args.out}/tune.json")
         return 0
 
@@ -868,9 +868,9 @@ def main(argv: list[str] | None = None) -> int:
     pairs, ones = matrix(args)
     sweep = sweeps(args)
     tune_path = args.out / "tune.json"
-    tune = this_ladders_tune(tune_path, command_of(args, defaults))
+    tune = this_ladders_tune(tune_path, command)
     preset, rows = presets(table, fit, grid, beginner_check(pairs, ones), tune)
-    preset = {"command": command_of(args, defaults)} | preset
+    preset = {"command": command} | preset
     summary = {
         "study": "how far apart are the Homies: a rated ladder of every bot, Hard against every "
         "simple policy, the presets",

@@ -41,11 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     common.add_quiet(parser)
     args = parser.parse_args(argv)
     common.QUIET.set(args.quiet)
-    if args.games % PLAYERS:  # (api.play's own refusal suggested --no-rotate, QA)
-        parser.error(
-            f"--games {args.games:,} is not a multiple of the table's {PLAYERS} rotations (e.g. "
-            f"{args.games - args.games % PLAYERS + PLAYERS:,})"
-        )
+    common.whole_deals(parser, args.games, PLAYERS, "the table")  # (api.play's own refusal
+    # suggested a --no-rotate this study lacks, QA)
     args.out = common.out_folder(
         args.out,
         study="mc_budget",
