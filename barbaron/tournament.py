@@ -114,7 +114,8 @@ def fit_luce(
     ``anchor`` is rated 0; it must have a finite rating (:func:`luce_extremes`), and can be None
     only when no bot has one.
     """
-    from scipy.optimize import minimize
+    with interrupts.deferred():  # a Ctrl-C inside scipy's import breaks it for the process
+        from scipy.optimize import minimize
 
     lineups = np.asarray(lineups, dtype=np.int64)
     wins = np.asarray(wins, dtype=float)
@@ -229,7 +230,8 @@ def balanced_design(bots: int, size: int) -> list[tuple[int, ...]]:
     orbits together are every combination, so a solution always exists)."""
     if size <= 2 or math.comb(bots, size) <= MAX_COMBINATIONS:  # pairs: each pair once
         return list(itertools.combinations(range(bots), size))
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    with interrupts.deferred():  # (as in fit_luce)
+        from scipy.optimize import Bounds, LinearConstraint, milp
 
     orbits, seen = [], set()
     for block in itertools.combinations(range(bots), size):

@@ -330,3 +330,35 @@ def test_a_tournament_of_one_lineup_says_so_in_the_singular():
         "\n1 lineup (every combination of 3 of the 3 bots), 30 games\n"
         in f"\n{tables(result.summary)}"
     )
+
+
+CTRL_C_IN_SCIPYS_IMPORT = """
+import os, signal, sys
+import numpy as np
+from barbaron.tournament import fit_luce
+
+class CtrlCWhileLoading:  # a Ctrl-C that lands half-way through scipy.optimize's import
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy.optimize._minimize":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCWhileLoading())
+try:
+    fit_luce(np.array([[0, 1]]), np.array([[3.0, 1.0]]), np.array([4.0]), 2)
+except KeyboardInterrupt:  # raised once the import was whole
+    print("interrupted", "scipy.optimize" in sys.modules)
+"""
+
+
+def test_a_ctrl_c_during_the_fits_scipy_import_leaves_scipy_whole():
+    """Once, a Ctrl-C landing in scipy's import (a study's first fit) ended the run with
+    "ImportError: initialization failed", exit 1: the import is now made with the signal held."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_IN_SCIPYS_IMPORT], capture_output=True, text=True
+    )
+    assert run.stdout.split() == ["interrupted", "True"], run.stderr
