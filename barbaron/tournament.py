@@ -183,7 +183,9 @@ def fit_luce(
     h_inv = np.linalg.inv(hessian(x)) if len(free) else np.zeros((0, 0))
     cov_model = h_inv
     cov = cov_model
-    if deal_cross is not None and len(free):
+    if deal_cross is not None and len(free) and deals < 2:  # one deal shows no spread between
+        cov = np.full_like(h_inv, np.nan)  # deals: no interval (as play's of a single deal)
+    elif deal_cross is not None and len(free):
         p, _ = shares(theta)
         plays_live = np.asarray(plays, dtype=float)[live]
         c = np.bincount(idx.ravel(), (plays_live[:, None] * p).ravel(), minlength=bots)

@@ -362,3 +362,19 @@ def test_a_ctrl_c_during_the_fits_scipy_import_leaves_scipy_whole():
         [sys.executable, "-c", CTRL_C_IN_SCIPYS_IMPORT], capture_output=True, text=True
     )
     assert run.stdout.split() == ["interrupted", "True"], run.stderr
+
+
+def test_one_deal_gives_no_interval():
+    """With one deal the sandwich has no spread between deals to measure: the intervals were
+    of zero width (+262.8 [+262.8, +262.8], QA); now none, as play's interval of one deal."""
+    result = api.tournament(["easy", "normal", "hard"], players=2, games=6, seed=1)
+    assert result.summary["deals"] == 1
+    for row in result.summary["ratings"]:
+        if row["bot"] != "easy":  # (the anchor's 0 is exact)
+            assert math.isnan(row["rating_se"])
+            assert all(math.isnan(x) for x in row["rating_ci"])
+    for gap in result.summary["gaps"]:
+        assert all(math.isnan(x) for x in gap["ci"])
+    more = api.tournament(["easy", "normal", "hard"], players=2, games=60, seed=1)
+    assert more.summary["deals"] == 10
+    assert all(r["rating_se"] > 0 for r in more.summary["ratings"] if r["bot"] != "easy")
