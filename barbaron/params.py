@@ -57,6 +57,20 @@ def read_number(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1: '1 lineup', '3 rotations'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def whole_deals(rotations: int) -> str:
+    """What a count of games must be, in words: whole deals, each played in every rotation."""
+    if rotations == 1:
+        return "a whole number of games >= 1"
+    return (
+        f"a positive multiple of the {rotations} rotations (each deal is played in every rotation)"
+    )
+
+
 def p_text(p: float) -> str:
     """A p-value in three figures; below 1e-300 (where doubles lose their precision and then
     underflow to 0) as ``<1e-300``."""

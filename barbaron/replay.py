@@ -147,6 +147,8 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     if not arms:
         raise UsageError(f"{run_dir}/manifest.json lists no lineup (its job's arms are empty)")
     label = arm or (next(iter(arms)) if len(arms) == 1 else None)
+    if label is None:  # (QA: "--arm must be one of" read as if a wrong --arm was given)
+        raise UsageError(f"this run has {len(arms)} lineups: give --arm, one of {', '.join(arms)}")
     if label not in arms:
         raise UsageError(f"--arm must be one of {', '.join(arms)} for this run")
     deal, rotation = divmod(game, rotations)

@@ -59,6 +59,7 @@ import numpy as np
 
 from barbaron import interrupts
 from barbaron.errors import RunInterrupted, UsageError
+from barbaron.params import whole_deals
 from barbaron.rules import MAX_START_COINS
 from barbaron.runs import (
     Execution,
@@ -158,8 +159,8 @@ def solve_seats(
     search_games = games_or_default(search_games, SOLVE_GAMES, rotations, "search_games")
     if not rotations <= search_games <= MAX_GAMES or search_games % rotations:
         raise UsageError(
-            f"--search-games must be a positive multiple of the {rotations} rotations (each "
-            f"deal is played in every rotation), at most {MAX_GAMES:,}, got {search_games}"
+            f"--search-games must be {whole_deals(rotations)}, at most {MAX_GAMES:,}, "
+            f"got {search_games}"
         )
     start = execution.rules(players)
     for seat in range(1, players):  # the search measures each seat's response to STEP more

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Unpack
 import numpy as np
 
 from barbaron import interrupts
+from barbaron.config import MAX_GAMES
 from barbaron.errors import UsageError
-from barbaron.params import whole
+from barbaron.params import counted, whole
 from barbaron.runs import RunOptions, RunResult, frame
 
 if TYPE_CHECKING:
@@ -463,8 +464,13 @@ def tournament(
     per_lineup = games // len(lineups) // rotations * rotations
     if per_lineup < rotations:
         raise UsageError(
-            f"--games {games:,} is too few for {len(lineups)} lineups of {rotations} rotations "
-            f"each: at least {len(lineups) * rotations:,}"
+            f"--games {games:,} is too few for {counted(len(lineups), 'lineup')} of "
+            f"{counted(rotations, 'rotation')} each: at least {len(lineups) * rotations:,}"
+        )
+    if per_lineup > MAX_GAMES:  # (QA: it named the games per lineup as if the user had)
+        raise UsageError(
+            f"--games {games:,} gives each of {counted(len(lineups), 'lineup')} {per_lineup:,} "
+            f"games: at most {MAX_GAMES:,} a lineup"
         )
     rules = execution.rules(players)
     arms = [Arm(" + ".join(pool[i] for i in x), tuple(pool[i] for i in x), rules) for x in lineups]

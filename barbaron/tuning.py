@@ -35,7 +35,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
-from barbaron.params import number_text, whole
+from barbaron.params import number_text, whole, whole_deals
 from barbaron.runs import (
     Execution,
     RunOptions,
@@ -529,10 +529,7 @@ def tune(
         ("--confirm-games", confirm_games),
     ):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1 or count % rotations:
-            raise UsageError(
-                f"{option} must be a positive multiple of the {rotations} rotations (each deal "
-                f"is played in every rotation), got {count}"
-            )
+            raise UsageError(f"{option} must be {whole_deals(rotations)}, got {count}")
         if count > MAX_GAMES:
             raise UsageError(f"{option} must be at most {MAX_GAMES:,}, got {count}")
     confirm_seed = (execution.seed + 1) % MAX_INDEX if confirm_seed is None else confirm_seed

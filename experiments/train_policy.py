@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     def validate(w: np.ndarray) -> float:
         return win_share(env, w, VALIDATION_SEED, args.validation_games)
 
-    best_w, best_v = x0, validate(x0)
+    best_w, best_v, best_gen = x0, validate(x0), 0
     rows.append(
         {"generation": 0, "evaluations": 0, "seconds": 0.0, "pop_mean": np.nan,
          "pop_best": np.nan, "validation": best_v}
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             mean = np.asarray(es.result.xfavorite)  # the mean, fixed weights included
             row["validation"] = v = validate(mean)
             if v > best_v:
-                best_w, best_v = mean.copy(), v
+                best_w, best_v, best_gen = mean.copy(), v, gen
         rows.append(row)
         print(
             f"gen {gen:3d}  {row['seconds']:6.1f}s  population mean {row['pop_mean']:.4f}  "
@@ -168,7 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{OPPONENTS[0]} from {args.start} weights, validation win share {best_v:.4f} on "
         f"{args.validation_games} games",
     )
-    print(f"wrote {args.out} (validation win share {best_v:.4f})")
+    kept = (
+        f"generation {best_gen}'s" if best_gen else "the start's (no generation validated better)"
+    )
+    print(f"wrote {args.out}: {kept} weights, validation win share {best_v:.4f}")
     write_curve(rows, args.results)
     arguments = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     given = sys.argv[1:] if argv is None else argv

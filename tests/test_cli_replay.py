@@ -176,6 +176,8 @@ def test_replay_run_refuses_games_the_run_did_not_keep(capsys, tmp_path):
     compare = ["compare", "hard", "easy", "--elo0", "0", "--elo1", "20", "--max-games", "200000"]
     assert run(capsys, *compare, "--out", stopped, "--quiet")[0] == 0
     assert run(capsys, "replay", "--run", stopped, "--arm", "new", "--game", "100")[0] == 0
+    status, _, err = run(capsys, "replay", "--run", stopped, "--game", "100")  # no --arm
+    assert status == 2 and "this run has 2 lineups: give --arm, one of new, base" in err, err
     status, _, err = run(capsys, "replay", "--run", stopped, "--arm", "new", "--game", "100000")
     assert status == 2 and "did not keep that game: it is in unit 24" in err, err
     tune = ["tune", "--bot", "easy", "--param", "buy=0:1", "--trials", "1"]

@@ -233,6 +233,8 @@ def test_the_bonus_sweep_refuses_seat_coins():
         (["seats", "--bots", "easy", "--search-games", "100"], "--search-games goes with --solve"),
         (["seats", "--bots", "easy", "normal", "--solve", "--search-games", "1001"],
          "--search-games must be a positive multiple of the 2 rotations"),
+        (["seats", "--bots", "easy", "--solve", "--players", "2", "--search-games", "0"],
+         "--search-games must be a whole number of games >= 1,"),  # (not "the 1 rotations", QA)
         (["seats", "--bots", "easy", "normal", "--solve", "--games", "1001"],
          "--games 1001 is not a multiple of the 2 rotations"),
         (["seats", "--bots", "easy", "--solve", "--iterations", "0"],

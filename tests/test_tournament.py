@@ -218,7 +218,14 @@ def test_ctrl_c_keeps_finished_units_and_resume_equals_an_uninterrupted_run(
         (["--bots", "easy", "normal", "--anchor", "hard", "--players", "2"], "--anchor 'hard'"),
         (["--bots", "easy", "normal", "--anchor", "nrmal"], "--anchor 'nrmal': unknown bot"),
         (["--bots", "easy", "normal", "--gauntlet", "NORMAL"], "--gauntlet 'NORMAL': unknown"),
-        (["--bots", "easy", "normal", "--players", "2", "--games", "1"], "too few"),
+        (
+            ["--bots", "easy", "normal", "--players", "2", "--games", "1"],
+            "too few for 1 lineup of 2 rotations each",
+        ),
+        (
+            ["--bots", "easy", "normal", "--players", "2", "--games", "99999999999"],
+            "--games 99,999,999,999 gives each of 1 lineup 99,999,999,998 games: at most",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_leaves_nothing(argv, message, tmp_path, capsys):

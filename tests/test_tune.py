@@ -273,6 +273,7 @@ def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monke
         ({"--target": "x"}, "invalid float value"),
         ({"--trials": "0"}, "--trials must be from 1"),
         ({"--games-per-trial": "6"}, "--games-per-trial must be a positive multiple of the 4"),
+        ({"--games-per-trial": "0", "--no-rotate": None}, "must be a whole number of games >= 1"),
         ({"--bot": "nrmal"}, "did you mean 'normal'"),
         ({"--confirm-seed": "3"}, "--confirm-seed must differ from --seed (3): the confirmation"),
     ],
@@ -283,7 +284,7 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(change, message, tmp_pa
         if option in argv:
             argv[argv.index(option) + 1] = value
         else:
-            argv += [option, value]
+            argv += [option] if value is None else [option, value]  # None: a flag
     assert main([*argv, "--out", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err
