@@ -417,7 +417,9 @@ def play_duel(
     lineup = ", ".join(f"S{s} {n}" for s, n in enumerate(shown_names(names, seat)))
     console.say(f"Bar Baron, seed {seed}: {lineup}")
     if timer:
-        console.say(f"{timer:g} seconds per decision; then the autopilot plays it")
+        console.say(
+            f"{timer:g} second{'' if timer == 1 else 's'} per decision; then the autopilot plays it"
+        )
     try:
         outcome = game.play()
     except StrategyError as e:  # the console failed (output closed by | head, input refused)

@@ -853,8 +853,11 @@ def _load(job: Job) -> None:
     """Load what playing ``job`` takes (modules, bots, compiled kernels): one game per arm."""
     from barbaron.batch import play_batch
 
-    for arm in job.arms:
-        play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
+    for arm in job.arms:  # (deal 0 in rotation 0: an illegal answer is named as play_unit's)
+        try:
+            play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
+        except IllegalDecision as e:
+            raise _in_the_games_numbers(e, job.rotations, 0, arm, len(job.arms)) from None
 
 
 def _warm_up(job: Job, unit: int, strategies: dict | None = None) -> None:

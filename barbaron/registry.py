@@ -373,7 +373,11 @@ def _load_class(spec: str, where: str, name: str) -> type:
         if module_name is not None:
             sys.modules.pop(module_name, None)
             _file_sources.pop(module_name, None)
-        raise BotSpecError(f"bot {spec!r}: cannot import {where}: {_one_line(e)}") from None
+        hint = ""
+        if isinstance(e, ModuleNotFoundError) and e.name == where.partition(".")[0]:  # (QA)
+            file = where.replace(".", "/") + ".py"
+            hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
+        raise BotSpecError(f"bot {spec!r}: cannot import {where}: {_one_line(e)}{hint}") from None
     from barbaron.strategy import BASE_CLASSES, Strategy
 
     cls = getattr(module, name, None)

@@ -78,8 +78,8 @@ def bot_draw(slot: int, decision: int, draw: int) -> int:
     Keyed by turn slot and decision kind, so it never depends on which other decisions were
     asked first, in which batch, or how often the strategy drew elsewhere.
     """
-    if not 0 <= draw < 16:
-        raise ValueError(f"draw must be 0..15, got {draw}")
+    if isinstance(draw, bool) or not isinstance(draw, int | np.integer) or not 0 <= draw < 16:
+        raise ValueError(f"draw must be a whole number 0..15, got {draw!r}")  # (1.5 was draw 1)
     return (slot * 3 + decision) * 16 + draw
 
 

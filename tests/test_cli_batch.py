@@ -191,8 +191,12 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
         make_bot(f"{tmp_path / 'scalar.py'}:ScalarStrategy")
     with pytest.raises(BotSpecError, match="no file"):
         make_bot("missing.py:Careful")
-    with pytest.raises(BotSpecError, match="cannot import no_such_module"):
+    with pytest.raises(BotSpecError, match="cannot import no_such_module") as error:
         make_bot("no_such_module.sub:Careful")
+    assert str(error.value).endswith(  # (QA: a module not on the path said no more)
+        "(put the folder that holds it on PYTHONPATH, or name the file: "
+        "no_such_module/sub.py:Careful)"
+    )
 
 
 def test_parameter_values():

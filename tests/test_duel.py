@@ -78,6 +78,11 @@ def test_the_timer_lets_the_autopilot_play(tmp_path):
     text = out.getvalue()
     assert "time is up (0.05 s): the autopilot plays this decision" in text
     assert len(result.outcome.trace) == 6
+    assert "0.05 seconds per decision" in text
+    out = io.StringIO()  # (QA: "1 seconds per decision")
+    play_duel(["normal"], seat=0, seed=2, timer=1, stdin=io.StringIO(""), stdout=out,
+              rules=Rules(players=2, rounds=1))  # fmt: skip
+    assert "1 second per decision;" in out.getvalue()
 
 
 def test_recorded_decisions_must_match_the_game(tmp_path):

@@ -308,6 +308,10 @@ def test_bad_input_raises_clear_errors():
         BatchEnv(["normal", "nosuchbot", "normal"])
     with pytest.raises(ValueError, match="need 3 opponents"):
         BatchEnv(["normal", "normal"], rules=Rules(players=4))
+    with pytest.raises(
+        ValueError, match=r"opponents: 1 to 3 bot specs \(a table of 2 to 4\), got 4"
+    ):
+        BatchEnv(["normal"] * 4)
     with pytest.raises(ValueError, match="seat"):
         BatchEnv(seat=4)
     with pytest.raises(ValueError, match="reward"):

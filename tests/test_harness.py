@@ -403,6 +403,11 @@ def test_an_illegal_decision_names_its_game_as_games_parquet_does(tmp_path, caps
     found = re.search(r"\(deal 3, rotation (\d): game (\d+), as games.parquet numbers games\)", err)
     assert status == 1 and found, err
     assert int(found[2]) == 3 * 2 + int(found[1])
+    # with workers, deal 0 is played first to load the bots and kernels: named alike (QA)
+    plugin.write_text(plugin.read_text().replace("== 3", "== 0"))
+    argv = [*argv, "--workers", 2, "--batch-size", 5, "--quiet", "--out", tmp_path / "bad2"]
+    status, _, err = run(capsys, *argv)
+    assert status == 1 and "(deal 0, rotation 0: game 0, as games.parquet numbers games)" in err
 
 
 def test_a_dataclass_fields_default_factory_is_not_an_argument():

@@ -1,6 +1,7 @@
 """The per-game random streams: pure functions of their coordinates, right distributions."""
 
 import numpy as np
+import pytest
 
 from barbaron import rules as R
 from barbaron import streams
@@ -49,3 +50,11 @@ def test_uniform_draws_are_in_range_and_unbiased():
     u = np.array([streams.uniform(1, g, streams.BOTS, 0) for g in range(50_000)])
     assert u.min() >= 0 and u.max() < 1
     assert abs(u.mean() - 0.5) < 0.01
+
+
+@pytest.mark.parametrize("draw", [1.5, True, -1, 16, "1"])
+def test_a_draw_number_is_a_whole_number_from_0_to_15(draw):
+    """view.uniform(games, 1.5) and game.uniform(True) played as draw 1 (QA)."""
+    with pytest.raises(ValueError, match="draw must be a whole number 0..15"):
+        streams.bot_draw(3, 0, draw)
+    assert streams.bot_draw(3, 0, np.int64(15)) == streams.bot_draw(3, 0, 15)

@@ -491,6 +491,8 @@ class BatchEnv:
         if opponents is None:  # Normal in every other seat of the table
             opponents = ["normal"] * ((rules.players if rules else 4) - 1)
         players = len(opponents) + 1 if not isinstance(opponents, str | Strategy) else 0
+        if rules is None and players > 4:  # (QA: "rules: players must be 2, 3 or 4, got 5")
+            raise ValueError(f"opponents: 1 to 3 bot specs (a table of 2 to 4), got {players - 1}")
         self.rules = rules or Rules(players=max(players, 2))
         self.opponents = make_opponents(opponents, self.rules.players)
         seats_of(np.zeros(1, dtype=np.int64), seat, self.rules.players)  # checks seat
