@@ -82,6 +82,25 @@ class RunGame:
     arm: str  # the label of its lineup
     several_arms: bool  # whether the run has other lineups (games.parquet has an 'arm' column)
 
+    def command(self) -> str:
+        """The stand-alone seeded replay of this game, ready to paste: ``barbaron replay --seed S
+        --game DEAL --bots ...`` with the rules options that differ from the defaults."""
+        import shlex
+
+        from barbaron.config import RULES_OPTIONS, option_text
+        from barbaron.rules import Rules
+
+        rules = dict(self.rules)
+        if rules.get("seat_coins") is not None:  # (the flat options then say nothing)
+            rules["start_coins"] = rules["seat_bonus"] = None
+        given = []
+        for name, option in RULES_OPTIONS.items():
+            value = rules.get(name)
+            if value is not None and value != getattr(Rules, name):
+                given += [option, option_text(value)]
+        seeded = ["--seed", str(self.seed), "--game", str(self.deal), "--bots", *self.bots]
+        return shlex.join(["barbaron", "replay", *seeded, *given])
+
     def recorded(self, run_dir: str | Path) -> dict | None:
         """What the run recorded of this game: each seat's ``coins`` and ``worth`` (seat order)
         from its games.parquet, or None where that cannot be read."""
@@ -158,6 +177,12 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     if isinstance(batch, int) and batch >= 1:  # (a damaged manifest: the shards decide nothing)
         _check_played(Path(run_dir), manifest, deal // max(1, batch // rotations))
     lineup = tuple(arms[label]["bots"])
+    from barbaron.results import code_hash
+
+    bots = tuple(lineup[i] for i in rotated(lineup, rotation))
+    changed = manifest.get("code") not in (None, code_hash())
+    rules = dict(arms[label]["rules"])
+    found = RunGame(game, seed, deal, rotation, bots, rules, changed, label, len(arms) > 1)
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game
         from barbaron.plugins import names_in, plugin_change, plugin_hashes
@@ -166,11 +191,9 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
         named = names_in(lineup)  # (also those gone since)
         mine = {name: value for name, value in recorded.items() if name in named}
         what = plugin_change(mine, now, "it was played")
-        if what is not None:
-            raise UsageError(f"cannot replay a game of {run_dir}: {what}")
-    from barbaron.results import code_hash
-
-    bots = tuple(lineup[i] for i in rotated(lineup, rotation))
-    changed = manifest.get("code") not in (None, code_hash())
-    rules = dict(arms[label]["rules"])
-    return RunGame(game, seed, deal, rotation, bots, rules, changed, label, len(arms) > 1)
+        if what is not None:  # (QA: it left out the seeded replay, the way to play it anyway)
+            raise UsageError(
+                f"cannot replay a game of {run_dir}: {what} (its deal with the files as they "
+                f"are now: {found.command()})"
+            )
+    return found

@@ -9,6 +9,7 @@ import functools
 import json
 import os
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -1090,6 +1091,10 @@ def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch)
     plugin.write_text(PLUGIN.format(cushion=300))
     status, _, err = run(capsys, *replay)
     assert status == 2 and one_line(err) and f"the file {plugin} has changed" in err, err
+    # the deal with the file as it is now: the seeded replay, ready to paste (QA: left out)
+    seeded = err.partition("(its deal with the files as they are now: ")[2].rstrip(")\n")
+    assert seeded.startswith("barbaron replay --seed ") and f"{plugin}:Mine" in seeded, err
+    assert run(capsys, *shlex.split(seeded)[1:])[0] == 0
     plugin.write_text(PLUGIN.format(cushion=100))
     monkeypatch.chdir(tmp_path)
     status, _, err = run(capsys, *replay)

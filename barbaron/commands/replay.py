@@ -186,11 +186,7 @@ def _played(scenario):
 
 def _take_game_of_run(args: argparse.Namespace) -> None:
     """Fill seed, deal, lineup and rules of game --game of the results folder --run."""
-    import shlex
-
-    from barbaron.config import RULES_OPTIONS, option_text
     from barbaron.replay import game_of_run
-    from barbaron.rules import Rules
 
     if args.game is None or args.seed is not None or args.bots is not None:
         raise UsageError(
@@ -204,17 +200,9 @@ def _take_game_of_run(args: argparse.Namespace) -> None:
     args.rounds, args.seat_coins = rules["rounds"], rules.get("seat_coins")  # None: flat
     flat = (rules["start_coins"], rules["seat_bonus"])
     args.start_coins, args.seat_bonus = (None, None) if args.seat_coins is not None else flat
-    given = []  # the rules options set, and other than the defaults
-    for name, value in rules_options(args).items():
-        if value is not None and value != getattr(Rules, name):
-            given += [RULES_OPTIONS[name], option_text(value)]
-    command = shlex.join(
-        ["barbaron", "replay", "--seed", str(args.seed), "--game", str(found.deal)]
-        + ["--bots", *args.bots, *given]
-    )
     print(
         f"# game {found.game} of {args.run_dir} = deal {found.deal}, rotation "
-        f"{found.rotation}, the same as: {command}",
+        f"{found.rotation}, the same as: {found.command()}",
         file=sys.stderr,
     )
     if found.code_changed:
