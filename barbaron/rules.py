@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from barbaron.params import listed, whole
+from barbaron.params import counted, listed, whole
 
 # --- The board (R1) -------------------------------------------------------------------------
 SPACE_NAMES: tuple[str, ...] = (
@@ -196,7 +196,7 @@ class Rules:
                     f"rules: seat_coins must be whole numbers, one per seat, got {coins!r}"
                 )
             if len(coins) != self.players:
-                values = f"{len(coins)} value{'s' if len(coins) != 1 else ''}"
+                values = counted(len(coins), "value")
                 raise ValueError(
                     f"rules: seat_coins has {values} for a table of {self.players} players: "
                     "give one per seat"

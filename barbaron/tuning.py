@@ -35,7 +35,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
-from barbaron.params import number_text, whole, whole_deals
+from barbaron.params import counted, number_text, whole, whole_deals
 from barbaron.runs import (
     Execution,
     RunOptions,
@@ -416,7 +416,7 @@ class _Study:
             kept = self.folder.partial.exists()
         self._close()
         partial = None if self.folder is None else self.folder.partial
-        trials = f"{finished} finished trial{'s' if finished != 1 else ''}"
+        trials = counted(finished, "finished trial")
         raise_stopped(error, kept, f"{trials} kept in {partial}", "trial", "study")
 
     def _storage_failure(self, error: BaseException) -> RunFailed | None:
