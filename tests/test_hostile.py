@@ -652,13 +652,14 @@ def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsy
     plugin.write_text(
         "from barbaron.strategy import ScalarStrategy\n"
         "class Kinds(ScalarStrategy):\n"
-        "    def __init__(self, cushion=150, eager=False, label='x'):\n"
+        "    def __init__(self, cushion=150, eager=False, label='x', weights=(1.0, 2.0)):\n"
         "        self.cushion, self.eager, self.label = cushion, eager, label\n"
     )
     for params, message in [
         ("cushion=abc", "cushion must be a finite number (its default is 150), got 'abc'"),
         ("cushion=inf", "cushion must be a finite number (its default is 150), got inf"),
         ("eager=1", "eager must be true or false, got 1"),
+        ("weights=3", "weights takes a tuple (its default is (1.0, 2.0)), which a spec cannot"),
     ]:
         status, _, err = run(
             capsys, "play", "--bots", f"{plugin}:Kinds:{params}", "easy", "--out", tmp_path / "k"
