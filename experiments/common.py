@@ -120,8 +120,8 @@ def run(
                 return _reused(out, f"; {partial} (other arguments, interrupted) is left")
             if forced_since is not None:  # what the --force run replaces
                 USED.pop()
-                print(f">>> {partial} was interrupted with other arguments: the --force run "
-                      "plays it again", flush=True)  # fmt: skip
+                print(f">>> not continued: {partial} was interrupted with other arguments; "
+                      "the --force run plays it again", flush=True)  # fmt: skip
                 return run(function, out, workers=workers, force=True, quiet=quiet,
                            record=extra, **arguments)  # fmt: skip
             raise UsageError(

@@ -462,7 +462,8 @@ def test_a_study_continuing_a_forced_run_plays_its_sub_runs_of_other_arguments_a
     _, said = play(study / "runs" / "b", capsys, seed=4)
     assert "was played with seed=3 (now 4): the --force run plays it again" in said
     _, said = play(study / "runs" / "c", capsys, seed=4)
-    assert "interrupted with other arguments: the --force run plays it again" in said
+    assert "not continued: " in said  # (after ">>> continuing": it read as if it went on)
+    assert "interrupted with other arguments; the --force run plays it again" in said
     _, said = play(study / "runs" / "d", capsys, seed=4)  # (QA: --force replays every one)
     assert "was played before the --force run: it plays it again" in said
     for name in "abcd":
