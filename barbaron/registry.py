@@ -456,7 +456,8 @@ def with_param(spec: str, key: str, value: object) -> str:
 
 def _check_kind(spec: str, key: str, value: object, default: object) -> None:
     """A BotSpecError unless ``value`` is of its default's kind: a number for a number, true or
-    false for a flag (``none`` always passes). Other defaults, or none, leave it to the bot."""
+    false for a flag (``none`` always passes), and nothing for a collection, which a spec
+    cannot write. Other defaults, or none, leave it to the bot."""
     if value is None:
         return
     if isinstance(default, tuple | list | dict | set):  # (QA: weights=3 passed for (1.0, 2.0))
