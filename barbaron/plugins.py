@@ -20,10 +20,11 @@ def _sha256(path: Path) -> str:
 def plugin_hashes(specs: list[str]) -> dict[str, str]:
     """A content hash of every file the specs load, so that a resume (or a replay) can refuse
     a changed strategy: plugin modules (``file.py:Class`` or ``[package.]module:Class``), also
-    inside another spec's parameters (``mc:own=my.py:Bot``), and files given as parameters
-    (``value:weights=w.json``), and classes of ``__main__`` (``__main__:Class``, a script's or a
-    session's: :func:`_main_class_hash`). A plugin that cannot be read is recorded as
-    ``UNREADABLE``."""
+    inside another spec's parameters (``mc:own=my.py:Bot``), files given as parameters
+    (``value:weights=w.json``) or named by a plugin's defaults for those a spec leaves out
+    (``weights="w.json"`` in its constructor), and classes of ``__main__`` (``__main__:Class``,
+    a script's or a session's: :func:`_main_class_hash`). A plugin that cannot be read is
+    recorded as ``UNREADABLE``."""
     hashes: dict[str, str] = {}
     for kind, name in _names_in(specs):
         if kind == "class":  # of __main__ (no file: the class's own code)
@@ -44,18 +45,19 @@ def names_in(specs: Sequence[str]) -> set[str]:
 
 def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(kind, name) for every class of ``__main__`` ("class", ``__main__:Class``), plugin
-    module or file ("plugin") and text parameter ("text") in the specs, nested specs too
-    (their parameters written with ";"; a nested ``x:y`` is a plugin where y is a Class name
-    or x names a module or file there is, and text otherwise)."""
+    module or file ("plugin"), text parameter and file a plugin's default names ("text") in
+    the specs, nested specs too (their parameters written with ";"; a nested ``x:y`` is a
+    plugin where y is a Class name or x names a module or file there is, and text otherwise)."""
     from barbaron.registry import parse_value, split_spec
 
     def visit(spec: str, nested: bool) -> Iterator[tuple[str, str]]:
         bot, params = split_spec(spec)
         head, plugin, cls = bot.partition(":")
-        if plugin and head == "__main__":
-            yield "class", bot
-        elif plugin and (not nested or cls[:1].isupper() or _plugin_path(head) is not None):
-            yield "plugin", head
+        main = head == "__main__"
+        if plugin and (main or not nested or cls[:1].isupper() or _plugin_path(head) is not None):
+            yield ("class", bot) if main else ("plugin", head)
+            given = {item.partition("=")[0].strip() for item in params.split(",")}
+            yield from (("text", path) for path in _default_files(spec, given))
         for item in params.split(","):
             value = item.partition("=")[2].strip()
             if not value or not isinstance(parse_value(value), str):  # a number names no file
@@ -66,6 +68,21 @@ def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
 
     for spec in specs:
         yield from visit(spec, nested=False)
+
+
+def _default_files(spec: str, given: set[str]) -> list[str]:
+    """The files a plugin's constructor defaults name (text or a path, to a file there is), for
+    the parameters not ``given``: a weights file the bot opens by default (the plugin's module
+    is loaded to read them; a spec that names no class names no file)."""
+    from barbaron.registry import BotSpecError, bot_class
+    from barbaron.strategy import constructor_parameters
+
+    try:
+        cls = bot_class(spec)
+    except BotSpecError:  # (building its bots says what is wrong with it)
+        return []
+    defaults = [p.default for p in constructor_parameters(cls) if p.name not in given]
+    return [str(d) for d in defaults if isinstance(d, str | os.PathLike) and _is_file(Path(d))]
 
 
 UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read

@@ -43,6 +43,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
+from barbaron.errors import UsageError
 from barbaron.params import number_text
 
 if TYPE_CHECKING:  # imported where needed: importing this module must stay cheap (numba!)
@@ -58,8 +59,9 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")  # a bot name a spec can hold (no 
 T = TypeVar("T", bound=type)
 
 
-class BotSpecError(ValueError):
-    """A bot spec that names no bot, or gives it parameters it does not take."""
+class BotSpecError(UsageError):
+    """A bot spec that names no bot, or gives it parameters it does not take (a usage error,
+    as every bad input the library is given)."""
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,11 @@ def _params(spec: str, text: str, defaults: dict[str, object]) -> dict[str, obje
     default is text gets the text as written (``mode=never`` is "never", ``mode=123`` "123"),
     ``none`` (or ``null``) apart: None, as for every parameter."""
     params: dict[str, object] = {}
-    for item in filter(None, text.split(",")):
+    for item in text.split(",") if text else ():
+        if not item.strip():  # (hard:risk=0,,reserve=0 or a trailing comma: a slip, said)
+            raise BotSpecError(
+                f"bot {spec!r}: an empty parameter (a comma too many: write key=value,key=value)"
+            )
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq or not key:
@@ -454,13 +460,19 @@ def with_param(spec: str, key: str, value: object) -> str:
     return f"{bot}:{','.join([*kept, f'{key}={format_value(value)}'])}"
 
 
+def spec_writable(value: object) -> bool:
+    """Whether a spec can write ``value`` (a collection it cannot: its commas separate
+    parameters)."""
+    return not isinstance(value, tuple | list | dict | set | frozenset)
+
+
 def _check_kind(spec: str, key: str, value: object, default: object) -> None:
     """A BotSpecError unless ``value`` is of its default's kind: a number for a number, true or
     false for a flag (``none`` always passes), and nothing for a collection, which a spec
     cannot write. Other defaults, or none, leave it to the bot."""
     if value is None:
         return
-    if isinstance(default, tuple | list | dict | set):  # (QA: weights=3 passed for (1.0, 2.0))
+    if not spec_writable(default):  # (QA: weights=3 passed for (1.0, 2.0))
         raise BotSpecError(
             f"bot {spec!r}: {key} takes a {type(default).__name__} (its default is {default!r}), "
             "which a spec cannot write: leave it out, or build the bot in Python"
@@ -492,20 +504,30 @@ def bot_arguments(bot: object) -> dict[str, object] | None:
     return accepted | _params(spec, split_spec(spec)[1], accepted)
 
 
+def bot_class(spec: str) -> type:
+    """The class a spec names (a plugin's module is loaded); BotSpecError if none."""
+    bot = split_spec(spec)[0]
+    head, _, name = bot.partition(":")
+    if name or _is_plugin(head):
+        if not name:
+            raise BotSpecError(f"bot {spec!r}: a plugin is FILE.py:ClassName or module:ClassName")
+        return _load_class(spec, head, name)
+    return _registered_class(spec, head)
+
+
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
     from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters, is_strategy
 
     if not isinstance(spec, str):
         raise BotSpecError(f"a bot spec is text like 'normal' or 'hard:risk=0', got {spec!r}")
-    bot, param_text = split_spec(spec)
-    head, _, name = bot.partition(":")
-    if name or _is_plugin(head):
-        if not name:
-            raise BotSpecError(f"bot {spec!r}: a plugin is FILE.py:ClassName or module:ClassName")
-        cls = _load_class(spec, head, name)
-    else:
-        cls = _registered_class(spec, head)
+    cls = bot_class(spec)
+    param_text = split_spec(spec)[1]
+    if spec.endswith(":"):  # (hard: played as hard, labelled another bot)
+        raise BotSpecError(
+            f"bot {spec!r} ends with ':' and no parameters: write {spec[:-1]!r}, or give "
+            "key=value after the ':'"
+        )
     accepted = {p.name: p.default for p in constructor_parameters(cls)}
     params = _params(spec, param_text, accepted)
     unknown = sorted(set(params) - set(accepted))

@@ -288,7 +288,7 @@ def specs_of(value: object, name: str) -> list[str]:
 def _as_spec(bot: object) -> str:
     """For a strategy class or instance given where a spec is needed: how to write its spec
     (a class of a notebook or script is ``__main__:Class``)."""
-    from barbaron.registry import class_spec
+    from barbaron.registry import class_spec, spec_writable
     from barbaron.strategy import constructor_arguments, format_value, is_strategy
 
     cls = bot if isinstance(bot, type) else type(bot)
@@ -298,6 +298,12 @@ def _as_spec(bot: object) -> str:
     if name is not None:  # a built-in bot, or one registered by a package
         return f"; write it as a spec: {name if bot is cls else repr(bot)}"
     params = {} if bot is cls else constructor_arguments(bot) or {}
+    unwritable = [k for k, v in params.items() if not spec_writable(v)]
+    if unwritable:  # (its spec would be refused: QA)
+        return (
+            f"; a spec cannot write its {unwritable[0]} (a {type(params[unwritable[0]]).__name__}"
+            f"): make that value the default of {class_spec(cls)}, or of a subclass, and name it"
+        )
     written = ",".join(f"{k}={format_value(v).replace(',', ';')}" for k, v in params.items())
     return f"; write it as a spec: {class_spec(cls)}{':' + written if written else ''}"
 

@@ -1087,8 +1087,8 @@ def check_strategy(
     ``games`` distinct games (at least one per table, :data:`TABLES`) under ``seed``;
     ``twin``, another spec that must play identical games; ``fresh_process=False`` skips the
     fresh-process half of the determinism check; ``echo`` gets a header line, each result's
-    line as soon as it is known, and the closing line. A bad spec raises ``BotSpecError``, bad
-    numbers ``UsageError``; a misbehaving bot is a failed check, never an exception.
+    line as soon as it is known, and the closing line. A bad spec raises ``BotSpecError`` (a
+    ``UsageError``, as bad numbers do); a misbehaving bot is a failed check, never an exception.
     """
     from barbaron.params import whole
 

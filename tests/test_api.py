@@ -260,6 +260,14 @@ class OwnHard(Hard):
         self.extra = extra
 
 
+class Weighted(Hard):
+    """A bot with a parameter a spec cannot write (a tuple)."""
+
+    def __init__(self, weights: tuple = (1.0, 2.0)) -> None:
+        super().__init__()
+        self.weights = weights
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -275,6 +283,12 @@ class OwnHard(Hard):
         (lambda: api.sweep("normal", "cushion", ["5,takeover=3"]), "holds a comma"),  # (QA)
         (lambda: api.play([Greedy(), "normal"]), "write it as a spec: greedy$"),
         (lambda: api.play([OwnHard(3), "normal"]), r"write it as a spec: \w+:OwnHard:extra=3$"),
+        (  # (it suggested weights=(3.0; 4.0), a spec the registry refuses: QA)
+            lambda: api.play([Weighted((3.0, 4.0)), "normal"]),
+            r"a spec cannot write its weights \(a tuple\): make that value the default of "
+            r"\w+:Weighted, or of a subclass",
+        ),
+        (lambda: api.play(["hard:", "normal"]), "ends with ':' and no parameters: write 'hard'"),
         (lambda: api.sweep("normal", "cushion", [1e300]), "value 1e\\+300 is not a finite"),
         (lambda: api.sweep("normal", "cushion", [10**400]), "value 1000.* is not a finite"),
         (lambda: api.compare("easy", "easy", max_games=3), "--max-games must be from 4"),

@@ -451,8 +451,31 @@ def test_a_reset_that_fails_leaves_no_game_to_step():
     with pytest.raises(StrategyError):
         for game in range(50):  # until a buy question comes before the agent's first
             env.reset(1, 1, first_game=game)
-    with pytest.raises(IllegalAction, match="before reset"):
-        env.step(np.zeros(1, dtype=np.int64))
+    with pytest.raises(IllegalAction, match="step after new games failed to start .*call reset"):
+        env.step(np.zeros(1, dtype=np.int64))  # (it said "before reset", after one)
+    with pytest.raises(IllegalAction, match="actions_of after new games failed to start"):
+        env.actions_of("normal")
+
+
+def test_a_seat_env_whose_reset_failed_says_so_at_the_next_step():
+    """It said "step after the end of the episode (or before reset)" (QA)."""
+    bot = _FailsOnce(fail_at=0)
+    env = SeatEnv([bot, "normal", "normal"], seat=0)
+    with pytest.raises(IllegalAction, match="step before reset: call reset"):
+        env.step(0)
+    env.reset(seed=1)
+    bot.calls, bot.fail_at = 0, 1
+    with pytest.raises(StrategyError):
+        for game in range(50):  # until a buy question comes before the agent's first
+            env.reset(seed=1, options={"game": game})
+    with pytest.raises(IllegalAction, match="step after a reset that failed .*call reset"):
+        env.step(0)
+    env.reset(seed=1, options={"game": 0})
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(0)
+    with pytest.raises(IllegalAction, match="step after the end of the episode: call reset"):
+        env.step(0)
 
 
 def test_bots_inside_the_env_cannot_write_the_game_state():

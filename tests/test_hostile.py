@@ -258,7 +258,15 @@ def weights_file(path: Path, sign: int) -> None:
     path.write_text(json.dumps(data))
 
 
-FILE_SPECS = ["plugin", "plugin inside mc", "weights of value"]  # how a spec names its file
+FILE_SPECS = ["plugin", "plugin inside mc", "weights of value", "default of a plugin"]  # how a
+# spec names its file (the last: a plugin's constructor default, which was not seen: QA)
+VALUE_PLUGIN = """from barbaron.bots.value import Value
+
+
+class MineValue(Value):
+    def __init__(self, weights={weights!r}):
+        super().__init__(weights)
+"""
 
 
 def file_spec(tmp_path: Path, named: str) -> tuple[Path, str, Callable[[int], object]]:
@@ -267,6 +275,10 @@ def file_spec(tmp_path: Path, named: str) -> tuple[Path, str, Callable[[int], ob
     if named == "weights of value":
         file, spec = tmp_path / "w.json", f"value:weights={tmp_path / 'w.json'}"
         return file, spec, functools.partial(weights_file, file)
+    if named == "default of a plugin":
+        file, plugin = tmp_path / "w.json", tmp_path / "mine_value.py"
+        plugin.write_text(VALUE_PLUGIN.format(weights=str(file)))
+        return file, f"{plugin}:MineValue", functools.partial(weights_file, file)
     file = tmp_path / "mine.py"
     spec = f"{file}:Mine" if named == "plugin" else f"mc:rollouts=1,own={file}:Mine"
     return file, spec, lambda version: file.write_text(PLUGIN.format(cushion=100 * version))
@@ -286,7 +298,8 @@ def test_resume_refuses_a_file_that_changed(tmp_path, capsys, monkeypatch, named
     write(1)
     assert run(capsys, *argv, "--resume")[0] == 0
     recorded = json.loads((tmp_path / "p" / "manifest.json").read_text())["plugins"]
-    assert list(recorded) == [str(file)]
+    plugin = [str(tmp_path / "mine_value.py")] if named == "default of a plugin" else []
+    assert sorted(recorded) == sorted([str(file), *plugin])
 
 
 @pytest.mark.parametrize("named", FILE_SPECS)

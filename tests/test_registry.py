@@ -25,6 +25,7 @@ from barbaron.bots.threshold import ThresholdBot
 from barbaron.bots.value import Value
 
 from barbaron import params, registry
+from barbaron.errors import UsageError
 from barbaron.registry import BotSpecError, bot_entries, listing, make_bot, register
 from barbaron.strategy import Strategy
 
@@ -162,6 +163,16 @@ def test_an_unknown_name_suggests_the_closest_bot():
         "value"
     )
     assert f"known: {known}" in str(error.value)
+
+
+def test_a_spec_with_an_empty_parameter_is_refused():
+    """'hard:' played as hard under another label, 'hard:risk=0,' as hard:risk=0 (QA)."""
+    with pytest.raises(BotSpecError, match=r"^bot 'hard:' ends with ':' and no parameters: "):
+        make_bot("hard:")
+    for spec in ("hard:risk=0,", "hard:risk=0,,reserve=0", "hard:, risk=0"):
+        with pytest.raises(BotSpecError, match="an empty parameter .a comma too many"):
+            make_bot(spec)
+    assert issubclass(BotSpecError, UsageError)  # what the library raises for bad input
 
 
 def test_a_plugin_class_in_lower_case_gets_a_hint():

@@ -498,6 +498,7 @@ class BatchEnv:
         seats_of(np.zeros(1, dtype=np.int64), seat, self.rules.players)  # checks seat
         self.seat, self.reward_kind, self.autoreset = seat, check_reward(reward), autoreset
         self.table: Table | None = None
+        self._unstarted = "before reset"  # why there is no table: what a call without one says
         self.over = False  # the games ended (without autoreset)
         self.decisions = 0  # agent decisions answered so far
         self.games_played = 0  # games finished so far
@@ -535,6 +536,7 @@ class BatchEnv:
         deals, self.agent_seat = seats_of(games, self.seat, self.players)
         which = lineup_which(self.agent_seat, self.players)
         self.table = None  # until the new games have started (a bot may raise at their start)
+        self._unstarted = "after new games failed to start (a bot raised, or Ctrl-C)"
         self.table = Table(self.rules, self.seed, deals, self.opponents, which)
 
     def _observe(self):
@@ -562,7 +564,7 @@ class BatchEnv:
         """Answer every game's open question (0 where none): (obs, masks, rewards, done, info)."""
         t = self.table
         if t is None:
-            raise IllegalAction("step before reset: call reset(seed, n) first")
+            raise IllegalAction(f"step {self._unstarted}: call reset(seed, n) first")
         if self.over:
             raise IllegalAction("step after the end: the games are over; call reset(seed, n)")
         a = check_actions(actions, self.mask, self.games)
@@ -600,7 +602,7 @@ class BatchEnv:
         (0 where nothing is asked): for imitation, and to check that the environment plays the
         harness's game."""
         if self.table is None:
-            raise IllegalAction("actions_of before reset: call reset(seed, n) first")
+            raise IllegalAction(f"actions_of {self._unstarted}: call reset(seed, n) first")
         return strategy_actions(self.table, strategy)
 
 

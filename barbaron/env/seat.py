@@ -87,6 +87,7 @@ class SeatEnv(gymnasium.Env):
         self._run_seed: int | None = None
         self._game = -1
         self._done = True
+        self._ended = "before reset"  # when done: why (what a step then says)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=None if seed is None else core.check_seed(seed))
@@ -98,8 +99,10 @@ class SeatEnv(gymnasium.Env):
             self._run_seed, self._game, seed, game, lambda: self.np_random.integers(0, 2**62)
         )
         self._done = True  # until the new game has started
+        self._ended = "after a reset that failed (a bot raised, or Ctrl-C, as the game began)"
         obs, mask, info = self.batch.reset(self._run_seed, 1, first_game=self._game)
         self._done = False
+        self._ended = "after the end of the episode"
         return self._obs(obs, mask), self._info(mask, info)
 
     def _current_mask(self) -> np.ndarray | None:
@@ -119,9 +122,7 @@ class SeatEnv(gymnasium.Env):
 
     def step(self, action):
         if self._done:
-            raise core.IllegalAction(
-                "step after the end of the episode (or before reset): call reset()"
-            )
+            raise core.IllegalAction(f"step {self._ended}: call reset()")
         obs, mask, reward, done, info = self.batch.step(core.one_action(action))
         self._done = bool(done[0])
         out = self._info(mask, info)
