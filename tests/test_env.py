@@ -333,7 +333,7 @@ def test_bad_input_raises_clear_errors():
     done = False
     while not done:
         obs, reward, done, _, info = seat.step(0)
-    with pytest.raises(IllegalAction, match="after the end"):
+    with pytest.raises(IllegalAction, match="^step after the end of the episode: call reset"):
         seat.step(0)
 
     table = TableEnv()
@@ -469,12 +469,6 @@ def test_a_seat_env_whose_reset_failed_says_so_at_the_next_step():
         for game in range(50):  # until a buy question comes before the agent's first
             env.reset(seed=1, options={"game": game})
     with pytest.raises(IllegalAction, match="step after a reset that failed .*call reset"):
-        env.step(0)
-    env.reset(seed=1, options={"game": 0})
-    done = False
-    while not done:
-        _, _, done, _, _ = env.step(0)
-    with pytest.raises(IllegalAction, match="step after the end of the episode: call reset"):
         env.step(0)
 
 
