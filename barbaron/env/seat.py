@@ -86,8 +86,7 @@ class SeatEnv(gymnasium.Env):
         self.observation_space = observation_space(self.rules)
         self._run_seed: int | None = None
         self._game = -1
-        self._done = True
-        self._ended = "before reset"  # when done: why (what a step then says)
+        self._ended: str | None = "before reset"  # why no game is live (None while one is)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=None if seed is None else core.check_seed(seed))
@@ -98,15 +97,13 @@ class SeatEnv(gymnasium.Env):
         self._run_seed, self._game = core.next_game(
             self._run_seed, self._game, seed, game, lambda: self.np_random.integers(0, 2**62)
         )
-        self._done = True  # until the new game has started
         self._ended = "after a reset that failed (a bot raised, or Ctrl-C, as the game began)"
         obs, mask, info = self.batch.reset(self._run_seed, 1, first_game=self._game)
-        self._done = False
-        self._ended = "after the end of the episode"
+        self._ended = None
         return self._obs(obs, mask), self._info(mask, info)
 
     def _current_mask(self) -> np.ndarray | None:
-        return None if self._done else self.batch.mask[0]
+        return None if self._ended else self.batch.mask[0]
 
     def _obs(self, obs: np.ndarray, mask: np.ndarray) -> dict:
         return {"observation": obs[0], "action_mask": mask[0]}
@@ -121,14 +118,14 @@ class SeatEnv(gymnasium.Env):
         }
 
     def step(self, action):
-        if self._done:
+        if self._ended:
             raise core.IllegalAction(f"step {self._ended}: call reset()")
         obs, mask, reward, done, info = self.batch.step(core.one_action(action))
-        self._done = bool(done[0])
         out = self._info(mask, info)
-        if self._done:
+        if done[0]:
+            self._ended = "after the end of the episode"
             out["worth"] = info["final_worth"][0].tolist()
-        return self._obs(obs, mask), float(reward[0]), self._done, False, out
+        return self._obs(obs, mask), float(reward[0]), bool(done[0]), False, out
 
     def actions_of(self, strategy: Strategy | str) -> int:
         """The action ``strategy`` (a bot or a spec) would choose in the agent's seat now (0 if
