@@ -174,8 +174,8 @@ def test_bad_seat_coins_are_usage_errors(options, message):
             "rules: 12 rounds",
         ),
         (
-            ["tournament", "--bots", "easy", "hard", "--games", "40", "--rounds", "3"],
-            "rules: 3 rounds",
+            ["tournament", "--bots", "easy", "hard", "--games", "40", "--rounds", "1"],
+            "rules: 1 round",
         ),
         (
             ["seats", "--bots", "easy", "--players", "2", "--bonus", "0,50", "--games", "40"]
@@ -191,7 +191,7 @@ def test_tables_name_rules_that_are_not_the_defaults(argv, line, tmp_path, capsy
     assert line in capsys.readouterr().out.splitlines()[:2]  # (after a same-bot note)
     assert main(["report", str(out)]) == 0
     assert line in capsys.readouterr().out.splitlines()
-    default = [a for a in argv if a not in ("--rounds", "15", "12", "3")]
+    default = [a for a in argv if a not in ("--rounds", "15", "12", "1")]
     if "--rounds" in argv:  # the same run at the defaults prints no rules line
         assert main([*default, "--workers", "1", "--quiet", "--out", str(tmp_path / "d")]) == 0
         assert "rules:" not in capsys.readouterr().out

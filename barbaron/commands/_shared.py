@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, RULES_OPTIONS, backend_named
-from barbaron.params import p_phrase, read_number
+from barbaron.params import counted, p_phrase, read_number
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -296,7 +296,7 @@ def rules_line(rules: dict | None, varied: str = "") -> list[str]:
         return []
     parts = []
     if rules.get("rounds", Rules.rounds) != Rules.rounds:
-        parts.append(f"{rules['rounds']} round{'' if rules['rounds'] == 1 else 's'}")
+        parts.append(counted(rules["rounds"], "round"))
     if varied == "coins":
         pass
     elif rules.get("seat_coins"):

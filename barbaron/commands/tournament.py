@@ -24,7 +24,7 @@ from barbaron.commands._shared import (
     rules_line,
     run_options,
 )
-from barbaron.params import read_number
+from barbaron.params import counted, read_number
 
 HELP = "rate every bot of a pool on one Elo-like scale, with intervals"
 EPILOG = """examples:
@@ -88,7 +88,7 @@ def tables(summary: dict) -> str:
     width = max(12, *(len(r["bot"]) for r in ratings))
     count = len(summary["design"]["lineups"])
     lines = rules_line(summary.get("rules")) + [
-        f"{count} lineup{'s' if count != 1 else ''} ({summary['design']['kind']}), "
+        f"{counted(count, 'lineup')} ({summary['design']['kind']}), "
         f"{summary['games_per_lineup']:,} games{' each' if count != 1 else ''}",
         f"{'bot':<{width}} {'rating':>8} {'95% interval':>18} {'games':>12} {'win share':>9}",
     ]
