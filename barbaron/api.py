@@ -145,7 +145,9 @@ class SeatsResult(RunResult):
 
     @property
     def even(self) -> dict:
-        """The bonus where the seats come out even (``bonus``) and its 95% interval (``ci``)."""
+        """The bonus where the seats come out even (``bonus``), its 95% interval (``ci``), and
+        where a parabola through the bonuses around it crosses zero (``bent``; outside ``ci``,
+        the straight line between two bonuses played is off: play a finer grid there)."""
         return self.summary["even"]
 
 

@@ -23,6 +23,7 @@ specification; this engine is tested against it game for game.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -42,6 +43,7 @@ from barbaron.strategy import (
     describe,
     is_strategy,
     read_only,
+    rules_kept,
 )
 
 NO_DECISION = -1  # pending decision of a game whose landing opened none
@@ -245,9 +247,11 @@ def play_batch(
     n, players = len(state.game), rules.players
     coins_trace = np.empty((n, rules.turn_slots, players), np.int32) if trace else None
     st = kernel_state(state, script)
+    before = dataclasses.replace(rules)
     for round_number in range(1, rules.rounds + 1):
         for seat in range(players):
             play_slot(rules, strategies[seat], seed, state, st, round_number, seat)
+            rules_kept(rules, before, strategies[seat])
             if coins_trace is not None:
                 coins_trace[:, (round_number - 1) * players + seat] = state.coins
     return BatchOutcome(state, *holdings(state, players), coins_trace)

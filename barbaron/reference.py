@@ -9,6 +9,7 @@ time), so a game is a pure function of (rules, strategies, chance).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -22,6 +23,7 @@ from barbaron.strategy import (
     InOneGame,
     Strategy,
     describe,
+    rules_kept,
 )
 
 __all__ = ["Game", "GameView", "IllegalDecision", "Outcome", "Event", "format_log", "worths"]
@@ -135,6 +137,7 @@ class Game:
             f"{self.rules.players} players, {self.rules.rounds} rounds; "
             f"everyone on Payday with {starts} coins (R4)",
         )
+        before = dataclasses.replace(self.rules)
         for round_number in range(1, self.rules.rounds + 1):
             self.round = round_number
             self._log(
@@ -145,6 +148,7 @@ class Game:
             for seat in range(self.rules.players):  # R4: seat 0 first in every round
                 self.slot += 1
                 self._turn(seat)
+                rules_kept(self.rules, before, self.strategies[seat])
                 self.trace.append(tuple(self.coins))
         self.round = self.rules.rounds + 1
         self.slot += 1

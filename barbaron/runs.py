@@ -262,7 +262,8 @@ def checked(value: object, name: str, kind: str, *, optional: bool = False):
         raise ValueError(f"unknown kind {kind!r}")
     if not ok:
         either = " or None" if optional and not isinstance(value, str) else ""
-        raise UsageError(f"{name} must be {KINDS[kind]}{either}, got {shown(value)}")
+        spec = _as_spec(value) if kind == "text" else ""  # (a bot given for its spec)
+        raise UsageError(f"{name} must be {KINDS[kind]}{either}, got {shown(value)}{spec}")
     return int(value) if kind == "whole" else value
 
 
@@ -273,7 +274,7 @@ def specs_of(value: object, name: str) -> list[str]:
     elif isinstance(value, bytes | bytearray | Mapping | Set) or not isinstance(value, Iterable):
         raise UsageError(
             f"{name} must be a bot spec (text such as 'normal' or 'hard:risk=0.5') or a list "
-            f"of them, got {shown(value)}"
+            f"of them, got {shown(value)}{_as_spec(value)}"
         )
     specs = list(value)
     for spec in specs:

@@ -402,9 +402,42 @@ def ask(
         raise
     except BaseException as e:
         raise StrategyError(
-            f"{describe(strategy)}.{decision.method} raised {type(e).__name__}: {safe_text(e)}"
+            f"{describe(strategy)}.{answering(strategy, decision)} raised {type(e).__name__}: "
+            f"{safe_text(e)}"
         ) from e
     return checked_answer(strategy, decision, answer, games.size)
+
+
+def rules_change(rules: Rules, before: Rules) -> str | None:
+    """What a strategy did to the rules its views showed it, if ``rules`` no longer equal
+    ``before`` (in words that follow its name), else None. A strategy reads the rules and never
+    writes them, as it never writes the state's arrays: rules are frozen, but
+    ``object.__setattr__`` gets past that (QA: a bot that set rounds to 3 crashed ``check`` and
+    was recorded as a 3-round run)."""
+    if rules == before:
+        return None
+    changed = [
+        f.name
+        for f in dataclasses.fields(Rules)
+        if getattr(rules, f.name) != getattr(before, f.name)
+    ]
+    return (
+        f"changed the rules it was shown ({', '.join(changed)}): a strategy reads view.rules, "
+        "never writes them"
+    )
+
+
+def rules_kept(rules: Rules, before: Rules, strategy: object) -> None:
+    """Raise a :class:`StrategyError` naming ``strategy`` if it changed the rules
+    (:func:`rules_change`): the engines check after every turn slot."""
+    if change := rules_change(rules, before):
+        raise StrategyError(f"{describe(strategy)} {change}")
+
+
+def answering(strategy: object, decision: Decision) -> str:
+    """The name of ``strategy``'s method that answers ``decision`` (``buy``; ``buy_one`` for a
+    :class:`ScalarStrategy`, whose errors name the method its author wrote)."""
+    return decision.method + ("_one" if isinstance(strategy, ScalarStrategy) else "")
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -565,7 +598,7 @@ class Mixed(AnswersInOne):
         return out
 
 
-def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int | bool:
+def _scalar_answer(strategy: object, decision: Decision, answer: object, game: int) -> int | bool:
     """One game's answer of a :class:`ScalarStrategy`, checked: None or a bar index for an
     upgrade (-1 for None), a real bool for buy and takeover."""
     if decision is Decision.UPGRADE:
@@ -580,7 +613,9 @@ def _scalar_answer(strategy: object, decision: Decision, answer: object) -> int 
             return bool(answer)
         expected = "True or False"
     raise IllegalDecision(
-        f"{describe(strategy)}.{decision.method}_one answered {answer!r}; it must answer {expected}"
+        f"{describe(strategy)}.{answering(strategy, decision)} answered {answer!r}; it must "
+        f"answer {expected}",
+        game=game,
     )
 
 
@@ -628,13 +663,13 @@ class ScalarStrategy(AnswersInOne):
 
     def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
         decision = view.decision
-        method = getattr(self, decision.method + "_one")
+        method = getattr(self, answering(self, decision))
         drawn, seen = view.cards_drawn(games).tolist(), view.cards_seen(games)
         answers = []
         for i, g in enumerate(games.tolist()):
             extra = () if bars is None else (int(bars[i]),)
             game = self._one(view, g, drawn[i], seen[i])
-            answers.append(_scalar_answer(self, decision, method(game, *extra)))
+            answers.append(_scalar_answer(self, decision, method(game, *extra), game.game))
         return np.array(answers, dtype=np.int64 if decision is Decision.UPGRADE else bool)
 
 

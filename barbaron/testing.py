@@ -54,9 +54,11 @@ from barbaron.strategy import (
     IllegalDecision,
     Mixed,
     Strategy,
+    answering,
     checked_answer,
     handed,
     is_strategy,
+    rules_change,
 )
 
 __all__ = ["CHECKS", "DEFAULT_GAMES", "CheckReport", "CheckResult", "check_strategy"]
@@ -292,7 +294,7 @@ class _Probe(AnswersInOne):
 
     def _decide(self, view, games: np.ndarray, bars: np.ndarray | None):
         decision = view.decision
-        name = f"{type(self.bot).__name__}.{decision.method}"
+        name = f"{type(self.bot).__name__}.{answering(self.bot, decision)}"
         self.log.observe(view.owner)
         args = (view, games) if bars is None else (view, games, bars)
         games_before = games.copy()
@@ -302,10 +304,15 @@ class _Probe(AnswersInOne):
             game = int(view.game[games_before[row]]) if games_before.size else None
             return _BotFailure(text, game, view.round, view.seat)
 
+        shown = dataclasses.replace(view, rules=dataclasses.replace(view.rules))  # its own copy
         try:
-            answer = getattr(self.bot, decision.method)(*args)
+            answer = getattr(self.bot, decision.method)(shown, *args[1:])
+        except IllegalDecision as e:  # a ScalarStrategy's check of one game's answer
+            raise _BotFailure(e.message, e.game, view.round, view.seat) from None
         except (Exception, SystemExit) as e:
             raise self._which_row_raises(view, games_before, bars_before, name, e) from e
+        if change := rules_change(shown.rules, view.rules):
+            raise fail(f"{name} {change}")
         if not np.array_equal(games, games_before) or (
             bars is not None and not np.array_equal(bars, bars_before)
         ):

@@ -283,6 +283,13 @@ class Weighted(Hard):
         (lambda: api.sweep("normal", "cushion", ["5,takeover=3"]), "holds a comma"),  # (QA)
         (lambda: api.play([Greedy(), "normal"]), "write it as a spec: greedy$"),
         (lambda: api.play([OwnHard(3), "normal"]), r"write it as a spec: \w+:OwnHard:extra=3$"),
+        # where one spec is taken, too (they said only what a spec is: QA)
+        (lambda: api.compare(OwnHard, "hard"), r"NEW must be .*write it as a spec: \w+:OwnHard$"),
+        (lambda: api.compare("hard", Greedy()), "BASE must be .*write it as a spec: greedy$"),
+        (lambda: api.sweep(OwnHard, "extra", "1,2"), r"spec: \w+:OwnHard$"),
+        (lambda: api.sweep("hard", "risk", "0,1", field=OwnHard(2)), r"spec: \w+:OwnHard:extra=2$"),
+        (lambda: api.tune(OwnHard, ["extra=0:9"]), r"--bot must be .*spec: \w+:OwnHard$"),
+        (lambda: api.seats(OwnHard), r"--bots must be .*spec: \w+:OwnHard$"),
         (  # (it suggested weights=(3.0; 4.0), a spec the registry refuses: QA)
             lambda: api.play([Weighted((3.0, 4.0)), "normal"]),
             r"a spec cannot write its weights \(a tuple\): make that value the default of "

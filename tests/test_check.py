@@ -52,6 +52,7 @@ BAD = {
     "RaisesOnGoldenMile": ({LEGAL}, ["RaisesOnGoldenMile.takeover raised ZeroDivisionError"]),
     "ChangesGames": ({LEGAL}, ["ChangesGames.buy changed its games argument in place"]),
     "PaysItselfTen": ({BATCH}, ["on the reference engine", "coins ["]),
+    "ShortensTheNight": ({LEGAL}, ["ShortensTheNight.buy changed the rules it was shown (rounds)"]),
     # found only at the tables of millions of coins and of one round
     "LookupByThousands": ({LEGAL}, ["LookupByThousands.buy raised IndexError"]),
     "PlansTheRoundsAfterTheFirst": ({LEGAL}, ["PlansTheRoundsAfterTheFirst.buy raised ValueError"]),

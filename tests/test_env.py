@@ -1,5 +1,7 @@
 """The environments for learning agents: API conformance, the harness's games, bad input."""
 
+import re
+
 import gymnasium
 import numpy as np
 import pandas as pd
@@ -16,7 +18,7 @@ from barbaron.harness import rotated
 from barbaron.registry import make_bot
 from barbaron.replay import replay_game
 from barbaron.rules import Rules
-from barbaron.strategy import Strategy, StrategyError
+from barbaron.strategy import IllegalDecision, Strategy, StrategyError
 
 LINEUP = ("easy", "normal", "hard", "shark")  # the agent imitates lineup position 0
 SEED = 20261130
@@ -439,6 +441,24 @@ def test_after_an_error_mid_game_the_env_refuses_to_step_instead_of_ending_the_g
         if done.all():
             break
     assert done.all() and (info["final_worth"].sum(axis=1) > 0).all()
+
+
+def test_an_illegal_answer_of_a_bot_in_the_env_names_the_bot_and_the_envs_game():
+    """It named an internal wrapper (Mixed([...])) and the game's deal, which is not the env's
+    game number when seats rotate (QA)."""
+    from pathlib import Path
+
+    bot = f"{Path(__file__).parent / 'fixtures' / 'bad_bots.py'}:UpgradesBarZero"
+    env = BatchEnv([bot, "normal", "normal"])  # 4 seats, rotating: env game g is deal g // 4
+    env.reset(3, 256, first_game=1000)
+    with pytest.raises(IllegalDecision) as caught:
+        for _ in range(400):
+            env.step(np.zeros(256, dtype=np.int64))
+    message = str(caught.value)
+    assert "Mixed" not in message and "UpgradesBarZero in seat" in message, message
+    seat, game = map(int, re.search(r"in seat (\d+) .*\(game (\d+)\)$", message).groups())
+    assert 1000 <= game < 1256 and caught.value.game == game
+    assert seat == (game % 4 + 1) % 4  # the bot sits one place after the agent, in seat g % 4
 
 
 def test_a_reset_that_fails_leaves_no_game_to_step():

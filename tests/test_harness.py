@@ -22,7 +22,15 @@ from barbaron.harness import Arm, Job, run_units
 from barbaron.results import RunFolder
 from barbaron.rules import Rules
 from barbaron.run import execute
-from barbaron.stats import Z95, estimate, even_point, hotelling_sf, seat_balance, zero_crossing
+from barbaron.stats import (
+    Z95,
+    bent_crossing,
+    estimate,
+    even_point,
+    hotelling_sf,
+    seat_balance,
+    zero_crossing,
+)
 from barbaron.strategy import Strategy
 
 LINEUP = ["hard", "normal", "normal", "easy"]
@@ -749,6 +757,62 @@ def test_the_even_bonus_interval_opens_on_the_side_where_the_crossing_lies():
     crossing = even_point(points([-0.01, 0.01], [-0.02, -0.005], [0.0, 0.02]))
     assert crossing["bonus"] == pytest.approx(87.5) and crossing["ci"][0] == 75
     assert math.isnan(crossing["ci"][1])
+
+
+def test_a_bending_slope_is_checked_by_a_parabola_through_the_bonuses_around_the_crossing():
+    xs = np.array([0.0, 50.0, 100.0, 150.0, 200.0])
+    line = 0.001 * (xs - 30)  # a straight line: the parabola is the line, crossing where it does
+    assert bent_crossing(xs, line, zero_crossing(xs, line)) == pytest.approx(30)
+    curve = 0.16 * (1 - np.exp(-xs / 40)) - 0.06  # steep, then flat: crosses at 18.8
+    truth = -40 * math.log(1 - 0.06 / 0.16)
+    linear = zero_crossing(xs, curve)
+    bent = bent_crossing(xs, curve, linear)
+    assert xs[0] < bent < xs[1] and abs(bent - truth) < abs(linear - truth) / 2
+    assert math.isnan(bent_crossing(xs[:2], curve[:2], zero_crossing(xs[:2], curve[:2])))
+    assert math.isnan(bent_crossing(xs, curve, math.nan))
+
+
+def _seats_summary(bonuses, slopes, halves, shares) -> dict:
+    """A seats summary of four seats with these points (shares' intervals +-0.004)."""
+    points = [
+        {
+            "seat_bonus": b,
+            "slope": m,
+            "slope_ci": [m - h, m + h],
+            "seats": [{"win_share": x, "win_share_ci": [x - 0.004, x + 0.004]} for x in row],
+            "seat_balance": {"p_value": 1e-9},
+            "arm": {"rules": {}},
+        }
+        for b, m, h, row in zip(bonuses, slopes, halves, shares, strict=True)
+    ]
+    return {"points": points, "even": even_point(points)}
+
+
+def test_the_seats_table_warns_when_the_slope_bends_between_the_bonuses_played():
+    """Today's Normal over 0:200:50 (QA): the straight line between 0 and 50 put the even bonus
+    at 24.7 [23.6, 25.7]; a finer grid found 19.1. The numbers are that run's."""
+    from barbaron.commands.seats import tables
+
+    shares = [[0.33, 0.27, 0.22, 0.18], [0.16, 0.23, 0.29, 0.32]] + [[0.1, 0.2, 0.3, 0.4]] * 3
+    bending = _seats_summary(
+        [0, 50, 100, 150, 200],
+        [-0.0509, 0.05234, 0.10142, 0.12683, 0.14117],
+        [0.00215, 0.00209, 0.0019, 0.00176, 0.00165],
+        shares,
+    )
+    text = tables(bending)
+    assert "seats come out even at a bonus of 24.7 coins (95% interval 23.6 .. 25.7)" in text
+    assert "the slope bends between the bonuses 0 and 50" in text
+    assert "crosses zero at 21.4" in text and "--bonus 0:50:5" in text
+    straight = _seats_summary(  # the README's run (the Normal before the presets): no warning
+        [0, 50, 100, 150, 200],
+        [-0.06721, -0.0449, -0.02469, -0.00556, 0.01371],
+        [0.00212, 0.00216, 0.00218, 0.00219, 0.00218],
+        shares,
+    )
+    assert "bends" not in tables(straight) and "bonus of 164.4" in tables(straight)
+    del straight["even"]["bent"]  # a summary from before the check: read, not checked
+    assert "bends" not in tables(straight)
 
 
 def test_an_even_bonus_whose_band_leaves_the_grid_says_so(tmp_path, capsys):

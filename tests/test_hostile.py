@@ -8,6 +8,7 @@ import errno
 import functools
 import json
 import os
+import re
 import select
 import shlex
 import shutil
@@ -27,9 +28,12 @@ from barbaron import api, results
 from barbaron.cli import main
 from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.harness import UnitResult
+from barbaron.reference import Game
 from barbaron.registry import make_bot
 from barbaron.results import FolderLock
-from barbaron.strategy import describe
+from barbaron.rules import Rules
+from barbaron.strategy import StrategyError, describe
+from barbaron.streams import SeededChance
 from barbaron.tuning import parse_params
 
 PLAY = ["play", "--bots", "easy", "normal", "--games", "2000", "--batch-size", "250", "--quiet"]
@@ -645,9 +649,27 @@ def test_a_plugin_failing_after_units_finished_says_where_they_are_kept(tmp_path
     argv = ["play", "--bots", f"{plugin}:Late", "easy", "--games", "2000", "--batch-size", "100"]
     status, _, err = run(capsys, *argv, "--workers", workers, "--quiet", "--out", out)
     assert status == 1 and one_line(err), err
-    assert "Late.buy raised RuntimeError: late bug" in err
+    assert "Late.buy_one raised RuntimeError: late bug" in err  # the method it wrote (QA)
     assert f"finished units are kept in {out}.partial" in err and "--resume" in err
     assert (out.parent / "late.partial").is_dir() and not out.exists()
+
+
+def test_a_scalar_bots_bad_answer_names_its_method_once_in_play_and_in_check(tmp_path, capsys):
+    """check said 'Nones.buy raised IllegalDecision: ...Nones.buy_one answered None' (QA)."""
+    plugin = tmp_path / "nones.py"
+    plugin.write_text(
+        "from barbaron.strategy import ScalarStrategy\n"
+        "class Nones(ScalarStrategy):\n"
+        "    def buy_one(self, game, bar):\n"
+        "        return None\n"
+    )
+    argv = ["play", "--bots", f"{plugin}:Nones", "easy", "--games", "40", "--workers", "1"]
+    status, _, err = run(capsys, *argv, "--quiet", "--out", tmp_path / "n")
+    assert status == 1 and one_line(err) and "Nones.buy_one answered None" in err, err
+    status, out, _ = run(capsys, "check", f"{plugin}:Nones", "--games", "40")
+    failure = next(line for line in out.splitlines() if line.startswith("FAIL"))
+    assert "Nones.buy_one answered None" in failure and "raised" not in failure, failure
+    assert re.search(r"game \d+ \(seed 0", failure), failure
 
 
 def test_debug_shows_the_plugins_traceback_after_units_finished(tmp_path, capsys):
@@ -750,6 +772,20 @@ def test_a_strategy_cannot_write_into_its_games_argument(tmp_path, capsys):
     argv = ["play", "--bots", f"{plugin}:WritesItsGames", "greedy", "--games", "40"]
     status, _, err = run(capsys, *argv, "--quiet", "--workers", "1", "--out", tmp_path / "w")
     assert status == 1 and one_line(err) and "read-only" in err, err
+
+
+def test_a_strategy_that_writes_the_rules_it_is_shown_fails_the_run(tmp_path, capsys):
+    """Rules are frozen, but object.__setattr__ gets past that: the run recorded 3 rounds where
+    it played 10 (QA). Now it ends in one line naming the bot, and keeps nothing."""
+    bot = f"{Path(__file__).parent / 'fixtures' / 'bad_bots.py'}:ShortensTheNight"
+    argv = ["play", "--bots", bot, "greedy", "--games", "40", "--quiet", "--workers", "1"]
+    status, _, err = run(capsys, *argv, "--out", tmp_path / "r")
+    assert status == 1 and one_line(err), err
+    assert "ShortensTheNight changed the rules it was shown (rounds)" in err
+    assert not (tmp_path / "r").exists()
+    game = Game(Rules(players=2), [make_bot(bot), make_bot("greedy")], SeededChance(0, 0))
+    with pytest.raises(StrategyError, match="changed the rules it was shown"):
+        game.play()  # the reference engine too
 
 
 def test_a_plugin_imports_a_module_of_yours_from_pythonpath_in_every_worker(

@@ -54,7 +54,7 @@ from barbaron.batch import BatchState, kernel_state
 from barbaron.config import MAX_INDEX
 from barbaron.params import is_whole
 from barbaron.rules import Rules
-from barbaron.strategy import Decision, Mixed, Strategy, ask, is_strategy
+from barbaron.strategy import Decision, IllegalDecision, Strategy, ask, is_strategy
 
 N_ACTIONS = 2 + R.N_BARS  # 0 no, 1 yes, 2 + b upgrade bar b
 NO, YES, UPGRADE_BASE = 0, 1, 2
@@ -288,7 +288,8 @@ class Stop:
 class Table:
     """``n`` games under ``seed`` (their deals, i.e. stream indices: ``games``), in lockstep;
     in row g the seats with ``which[g, s] == -1`` are agents, the others play
-    ``bots[which[g, s]]``.
+    ``bots[which[g, s]]``. ``numbers``: each row's game as the caller numbers them (an env's
+    game, which is not its deal when seats rotate), for error messages; default the deals.
 
     ``stop`` is where it waits (a :class:`Stop`), or None once the games are over; ``answer``
     gives the agents' actions for ``stop.rows`` (checked by the caller) and moves on. It pickles
@@ -297,11 +298,18 @@ class Table:
     """
 
     def __init__(
-        self, rules: Rules, seed: int, games: np.ndarray, bots: list[Strategy], which: np.ndarray
+        self,
+        rules: Rules,
+        seed: int,
+        games: np.ndarray,
+        bots: list[Strategy],
+        which: np.ndarray,
+        numbers: np.ndarray | None = None,
     ) -> None:
         self.rules, self.seed, self.bots = rules, int(seed), bots
         self.which = np.asarray(which, dtype=np.int64)
         self.state = BatchState.start(rules, np.asarray(games, dtype=np.int64))
+        self.numbers = self.state.game.copy() if numbers is None else np.asarray(numbers)
         self.st = kernel_state(self.state)
         n = len(self.state.game)
         self._kind = np.full(n, NONE, dtype=np.int8)
@@ -316,7 +324,7 @@ class Table:
         """A copy is this table dealt again with the same answers (its play is a generator,
         which does not pickle)."""
         args = (self.rules, self.seed, self._games, self.bots, self.which, self._answers)
-        return (_replayed, args)
+        return (_replayed, (*args, self.numbers))
 
     @property
     def n(self) -> int:
@@ -345,16 +353,30 @@ class Table:
         return batch.worth(self.state, self.rules.players)
 
     def _bot_answer(self, seat, decision, view, rows, bars=None):
-        which = self.which[rows, seat]
-        first = which[0]
-        if (which == first).all():
-            strategy = self.bots[first]
-        else:
-            strategy = Mixed(self.bots, self.which[:, seat])
+        """The bots' answers for ``rows``, each bot asked about its own rows (in the order of
+        ``bots``); an illegal answer names the bot and the game by the caller's number."""
+        out = np.empty(rows.size, dtype=np.int64 if decision is Decision.UPGRADE else bool)
+        who = self.which[rows, seat]
         with batch._read_only(self.state):
-            if decision is Decision.UPGRADE:
-                return batch._checked_upgrades(strategy, view, rows)
-            return ask(strategy, decision, view, rows, bars)
+            for k in np.unique(who):
+                mine = np.flatnonzero(who == k)
+                strategy, asked = self.bots[k], rows[mine]
+                try:
+                    if decision is Decision.UPGRADE:
+                        out[mine] = batch._checked_upgrades(strategy, view, asked)
+                    else:
+                        out[mine] = ask(strategy, decision, view, asked, bars[mine])
+                except IllegalDecision as e:
+                    raise self._numbered(e, asked) from None
+        return out
+
+    def _numbered(self, error: IllegalDecision, rows: np.ndarray) -> IllegalDecision:
+        """``error`` with its game (the engine's: a deal) as the caller numbers it: the one row
+        of ``rows`` on that deal (one bot in one seat: a deal's rotations seat it apart)."""
+        if error.game is None:
+            return error
+        row = rows[self.state.game[rows] == error.game][0]
+        return IllegalDecision(error.message, game=int(self.numbers[row]))
 
     def _play(self) -> Iterator[Stop]:
         rules, state, st, seed = self.rules, self.state, self.st, self.seed
@@ -409,9 +431,10 @@ def _replayed(
     bots: list[Strategy],
     which: np.ndarray,
     answers: list[np.ndarray],
+    numbers: np.ndarray,
 ) -> Table:
     """A :class:`Table` dealt anew and given ``answers``: a copy (:meth:`Table.__reduce__`)."""
-    table = Table(rules, seed, games, bots, which)
+    table = Table(rules, seed, games, bots, which, numbers)
     for actions in answers:
         table.answer(actions)
     return table
@@ -537,7 +560,7 @@ class BatchEnv:
         which = lineup_which(self.agent_seat, self.players)
         self.table = None  # until the new games have started (a bot may raise at their start)
         self._unstarted = "after new games failed to start (a bot raised, or Ctrl-C)"
-        self.table = Table(self.rules, self.seed, deals, self.opponents, which)
+        self.table = Table(self.rules, self.seed, deals, self.opponents, which, games)
 
     def _observe(self):
         t = self.table
