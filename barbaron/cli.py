@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import gc
 import importlib
 import os
@@ -34,6 +35,12 @@ class OneLineParser(argparse.ArgumentParser):
         after = [given[i + 1] for i, a in enumerate(given[:-1]) if found and a == found[1]]
         if after and after[-1].startswith("-"):  # (e.g. --bonus -50,0: argparse takes it for
             message += f"; a value that starts with '-' is written {found[1]}=VALUE"  # an option)
+        if wrong := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
+            choices = re.findall(r"'([^']*)'", wrong[2])  # (a misspelt command: as bots say)
+            if close := difflib.get_close_matches(wrong[1], choices, n=1):
+                message = message.replace(
+                    f"'{wrong[1]}'", f"'{wrong[1]}' (did you mean {close[0]!r}?)", 1
+                )
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 

@@ -37,6 +37,7 @@ from barbaron.config import (
     backend_named,
 )
 from barbaron.errors import RunFailed
+from barbaron.params import nearest_deals
 from barbaron.registry import make_bot
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, Span, estimate, seat_balance
@@ -109,11 +110,10 @@ class Job:
         if not 0 <= self.seed < MAX_INDEX:
             raise ValueError(f"--seed must be a whole number from 0 to 2**63 - 1, got {self.seed}")
         if self.games % self.rotations:
-            lower = self.games // self.rotations * self.rotations
-            near = " or ".join(map(str, filter(None, (lower, lower + self.rotations))))
             raise ValueError(
                 f"--games {self.games} is not a multiple of the {self.rotations} rotations "
-                f"(each deal is played in every rotation): use {near}, or --no-rotate"
+                f"(each deal is played in every rotation): "
+                f"{nearest_deals(self.games, self.rotations)}, or --no-rotate"
             )
         if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
             raise ValueError(

@@ -71,6 +71,12 @@ def whole_deals(rotations: int) -> str:
     )
 
 
+def nearest_deals(count: int, rotations: int) -> str:
+    """The whole-deal counts either side of ``count`` as advice: 'use 4000 or 4004'."""
+    lower = count // rotations * rotations
+    return "use " + " or ".join(map(str, filter(None, (lower, lower + rotations))))
+
+
 def p_text(p: float) -> str:
     """A p-value in three figures; below 1e-300 (where doubles lose their precision and then
     underflow to 0) as ``<1e-300``."""

@@ -658,14 +658,24 @@ class RunFolder:
             )
         then, now = manifest.get("settings"), self.settings
         if then != now:
-            key = next(
-                (k for k in now or {} if not isinstance(then, dict) or then.get(k) != now[k]),
+            then_keys = list(then) if isinstance(then, dict) else []
+            key = next(  # (a setting given then and not now: "now none")
+                (
+                    k
+                    for k in [*(now or {}), *then_keys]
+                    if not isinstance(then, dict) or then.get(k) != (now or {}).get(k)
+                ),
                 None,
             )
             if key:  # as the option is written, then and now (e.g. --trials 12 (now 40))
                 option = OPTION_OF_SETTING.get(key, "--" + key.replace("_", "-"))
-                before = (then or {}).get(key)
-                what = f"{option} {_setting(before)} (now {_setting(now[key])})"
+                before, after = (then or {}).get(key), (now or {}).get(key)
+                if before is None:  # (not "--target null": QA)
+                    what = f"no {option} (now {option} {_setting(after)})"
+                elif after is None:
+                    what = f"{option} {_setting(before)} (now none)"
+                else:
+                    what = f"{option} {_setting(before)} (now {_setting(after)})"
             else:
                 what = "other settings"
             raise ResultsError(

@@ -73,7 +73,8 @@ class RecordedDecisions(AnswersInOne):
             return self.answers[(view.slot, kind)]
         except KeyError:
             raise DecisionMismatch(
-                f"the game asks seat {self.seat} a {kind} decision in turn slot {view.slot} "
+                f"the game asks seat {self.seat} {'an' if kind[0] in 'aeiou' else 'a'} {kind} "
+                f"decision in turn slot {view.slot} "
                 "and 'decisions' holds no answer to it"
             ) from None
 

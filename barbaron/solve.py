@@ -59,7 +59,7 @@ import numpy as np
 
 from barbaron import interrupts
 from barbaron.errors import RunInterrupted, UsageError
-from barbaron.params import whole_deals
+from barbaron.params import nearest_deals, whole_deals
 from barbaron.rules import MAX_START_COINS
 from barbaron.runs import (
     Execution,
@@ -158,9 +158,14 @@ def solve_seats(
     games = games_or_default(games, SOLVE_GAMES, rotations)
     search_games = games_or_default(search_games, SOLVE_GAMES, rotations, "search_games")
     if not rotations <= search_games <= MAX_GAMES or search_games % rotations:
+        near = (
+            f": {nearest_deals(search_games, rotations)}"
+            if rotations <= search_games <= MAX_GAMES
+            else ""
+        )
         raise UsageError(
             f"--search-games must be {whole_deals(rotations)}, at most {MAX_GAMES:,}, "
-            f"got {search_games}"
+            f"got {search_games}{near}"
         )
     start = execution.rules(players)
     for seat in range(1, players):  # the search measures each seat's response to STEP more

@@ -35,7 +35,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
-from barbaron.params import counted, number_text, whole, whole_deals
+from barbaron.params import counted, is_whole, nearest_deals, number_text, whole, whole_deals
 from barbaron.runs import (
     Execution,
     RunOptions,
@@ -529,7 +529,8 @@ def tune(
         ("--confirm-games", confirm_games),
     ):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1 or count % rotations:
-            raise UsageError(f"{option} must be {whole_deals(rotations)}, got {count}")
+            near = f": {nearest_deals(count, rotations)}" if is_whole(count) and count > 0 else ""
+            raise UsageError(f"{option} must be {whole_deals(rotations)}, got {count}{near}")
         if count > MAX_GAMES:
             raise UsageError(f"{option} must be at most {MAX_GAMES:,}, got {count}")
     confirm_seed = (execution.seed + 1) % MAX_INDEX if confirm_seed is None else confirm_seed

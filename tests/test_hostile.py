@@ -174,7 +174,10 @@ def test_resume_refuses_other_sprt_bounds(tmp_path, capsys, monkeypatch):
     argv = ["compare", "hard", "hard", "--players", "2", "--max-games", "20000", "--quiet"]
     bounds = ["--elo0", "-5", "--elo1", "5"]  # never decided: hard against itself
     interrupted(tmp_path, capsys, [*argv, *bounds, "--out", out], monkeypatch)
-    for other, said in ((["--elo0", "-5", "--elo1", "10"], "--elo1 5.0 (now 10.0)"), ([], "")):
+    for other, said in (
+        (["--elo0", "-5", "--elo1", "10"], "--elo1 5.0 (now 10.0)"),
+        ([], "--elo0 -5.0 (now none)"),  # (it said "now null")
+    ):
         status, _, err = run(capsys, *argv, *other, "--out", out, "--resume")
         assert status == 2 and one_line(err) and "it was started with " in err, err
         assert said in err, err  # the option and both values, as play's refusals say (QA)

@@ -232,7 +232,7 @@ def test_the_bonus_sweep_refuses_seat_coins():
         (["seats", "--bots", "easy", "--solve", "--bonus", "0,100"], "--bonus is the bonus"),
         (["seats", "--bots", "easy", "--search-games", "100"], "--search-games goes with --solve"),
         (["seats", "--bots", "easy", "normal", "--solve", "--search-games", "1001"],
-         "--search-games must be a positive multiple of the 2 rotations"),
+         "rotation), at most 10,000,000,000, got 1001: use 1000 or 1002"),
         (["seats", "--bots", "easy", "--solve", "--players", "2", "--search-games", "0"],
          "--search-games must be a whole number of games >= 1,"),  # (not "the 1 rotations", QA)
         (["seats", "--bots", "easy", "normal", "--solve", "--games", "1001"],

@@ -139,7 +139,7 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
         import contextlib, io, sys
         from barbaron.cli import main
         said = io.StringIO()
-        for argv in (['--help'], ['play', '--help'], ['play', '--bots']):
+        for argv in (['--help'], ['play', '--help'], ['play', '--bots'], ['plya']):
             with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
                 with contextlib.suppress(SystemExit):
                     assert main(argv) == 2  # the usage error (--help exits 0 by SystemExit)
@@ -147,6 +147,7 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
         loaded = [m for m in heavy if m in sys.modules]
         assert not loaded, loaded
         assert 'usage:' in said.getvalue() and 'expected at least one argument' in said.getvalue()
+        assert "invalid choice: 'plya' (did you mean 'play'?)" in said.getvalue()
         """
     )
 

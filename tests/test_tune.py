@@ -273,6 +273,7 @@ def test_ctrl_c_before_any_trial_finished_leaves_nothing(tmp_path, capsys, monke
         ({"--target": "x"}, "invalid float value"),
         ({"--trials": "0"}, "--trials must be from 1"),
         ({"--games-per-trial": "6"}, "--games-per-trial must be a positive multiple of the 4"),
+        ({"--games-per-trial": "4001"}, "rotation), got 4001: use 4000 or 4004"),  # (QA)
         ({"--games-per-trial": "0", "--no-rotate": None}, "must be a whole number of games >= 1"),
         ({"--bot": "nrmal"}, "did you mean 'normal'"),
         ({"--confirm-seed": "3"}, "--confirm-seed must differ from --seed (3): the confirmation"),
