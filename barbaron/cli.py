@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import gc
 import importlib
 import os
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from barbaron import __version__
 from barbaron.commands import COMMANDS
 from barbaron.errors import UsageError
+from barbaron.params import closest_name
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -36,10 +36,10 @@ class OneLineParser(argparse.ArgumentParser):
         if after and after[-1].startswith("-"):  # (e.g. --bonus -50,0: argparse takes it for
             message += f"; a value that starts with '-' is written {found[1]}=VALUE"  # an option)
         if wrong := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
-            choices = re.findall(r"'([^']*)'", wrong[2])  # (a misspelt command: as bots say)
-            if close := difflib.get_close_matches(wrong[1], choices, n=1):
+            choices = [c.strip("'") for c in wrong[2].split(", ")]  # (quoted up to Python 3.11)
+            if close := closest_name(wrong[1], choices):  # (a misspelt command: as bots say)
                 message = message.replace(
-                    f"'{wrong[1]}'", f"'{wrong[1]}' (did you mean {close[0]!r}?)", 1
+                    f"'{wrong[1]}'", f"'{wrong[1]}' (did you mean {close!r}?)", 1
                 )
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 

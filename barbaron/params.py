@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Sequence
 
 
 def is_whole(value: object) -> bool:
@@ -69,6 +70,16 @@ def whole_deals(rotations: int) -> str:
     return (
         f"a positive multiple of the {rotations} rotations (each deal is played in every rotation)"
     )
+
+
+def closest_name(name: str, known: Sequence[str]) -> str | None:
+    """The known name ``name`` is most likely a slip for (the same letters in another case
+    first: HARD for hard), or None: for a "did you mean"."""
+    import difflib
+
+    same_letters = [k for k in known if k.lower() == name.lower()]
+    close = same_letters or difflib.get_close_matches(name, known, n=1)
+    return close[0] if close else None
 
 
 def nearest_deals(count: int, rotations: int) -> str:

@@ -44,7 +44,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
 from barbaron.errors import UsageError
-from barbaron.params import number_text
+from barbaron.params import closest_name, number_text
 
 if TYPE_CHECKING:  # imported where needed: importing this module must stay cheap (numba!)
     from importlib.metadata import EntryPoint
@@ -279,18 +279,14 @@ def _registered_class(spec: str, name: str) -> type:
     if problem is not None:
         raise BotSpecError(f"bot {spec!r}: {problem}")
     if cls is None:
-        import difflib
-
         known = known_names()
         if not name:
             raise BotSpecError(
                 f"bot {spec!r} has no name before its ':' (a bot is NAME, NAME:key=value,... "
                 "or FILE.py:ClassName)"
             )
-        same_letters = [k for k in known if k.lower() == name.lower()]  # (HARD: hard)
-        close = same_letters or difflib.get_close_matches(name, known, n=1)
-        if close:
-            raise BotSpecError(f"unknown bot {name!r} (did you mean {close[0]!r}?)")
+        if close := closest_name(name, known):
+            raise BotSpecError(f"unknown bot {name!r} (did you mean {close!r}?)")
         first = spec.partition(":")[2].partition(":")[0]
         hint = (  # (my_module:collector: a class name is recognised by its capital letter)
             f"; a plugin's class starts with a capital letter: {name}:{first[0].upper()}"

@@ -22,6 +22,7 @@ the random streams in ``barbaron.streams``, both imported where first used.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import numbers
@@ -414,17 +415,25 @@ def rules_change(rules: Rules, before: Rules) -> str | None:
     writes them, as it never writes the state's arrays: rules are frozen, but
     ``object.__setattr__`` gets past that (QA: a bot that set rounds to 3 crashed ``check`` and
     was recorded as a 3-round run)."""
-    if rules == before:
+    with contextlib.suppress(Exception):  # (an array written in has no true or false ==)
+        if rules == before:
+            return None
+    changed = [f.name for f in dataclasses.fields(Rules) if not _same(rules, before, f.name)]
+    if not changed:
         return None
-    changed = [
-        f.name
-        for f in dataclasses.fields(Rules)
-        if getattr(rules, f.name) != getattr(before, f.name)
-    ]
     return (
         f"changed the rules it was shown ({', '.join(changed)}): a strategy reads view.rules, "
         "never writes them"
     )
+
+
+def _same(a: object, b: object, name: str) -> bool:
+    """Whether attribute ``name`` of ``a`` and ``b`` is the same value of the same type."""
+    x, y = getattr(a, name), getattr(b, name)
+    try:
+        return type(x) is type(y) and bool(x == y)
+    except Exception:
+        return False
 
 
 def rules_kept(rules: Rules, before: Rules, strategy: object) -> None:

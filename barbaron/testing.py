@@ -53,6 +53,7 @@ from barbaron.strategy import (
     Decision,
     IllegalDecision,
     Mixed,
+    ScalarStrategy,
     Strategy,
     answering,
     checked_answer,
@@ -282,6 +283,12 @@ class _Log:
         return sorted(out)
 
 
+def _own_rules(view):
+    """``view`` with a copy of its rules: what a checked bot writes there stays its own (the
+    tables' rules serve every check of the process), and is reported."""
+    return dataclasses.replace(view, rules=dataclasses.replace(view.rules))
+
+
 class _Probe(AnswersInOne):
     """The checked bot as the engine sees it: every call passed on unchanged, its answers
     checked (shape, dtype, legal upgrades, arguments untouched) and logged."""
@@ -304,12 +311,13 @@ class _Probe(AnswersInOne):
             game = int(view.game[games_before[row]]) if games_before.size else None
             return _BotFailure(text, game, view.round, view.seat)
 
-        shown = dataclasses.replace(view, rules=dataclasses.replace(view.rules))  # its own copy
+        shown = _own_rules(view)
         try:
             answer = getattr(self.bot, decision.method)(shown, *args[1:])
-        except IllegalDecision as e:  # a ScalarStrategy's check of one game's answer
-            raise _BotFailure(e.message, e.game, view.round, view.seat) from None
         except (Exception, SystemExit) as e:
+            if isinstance(e, IllegalDecision) and isinstance(self.bot, ScalarStrategy):
+                # its own check of one game's answer: said once, with that game
+                raise _BotFailure(e.message, e.game, view.round, view.seat) from None
             raise self._which_row_raises(view, games_before, bars_before, name, e) from e
         if change := rules_change(shown.rules, view.rules):
             raise fail(f"{name} {change}")
@@ -339,7 +347,7 @@ class _Probe(AnswersInOne):
         if games.size > 1:
             for i in range(games.size):
                 try:  # (read-only copies, as the engine hands them)
-                    args = (view, handed(games[i : i + 1]))
+                    args = (_own_rules(view), handed(games[i : i + 1]))
                     if bars is not None:
                         args += (handed(bars[i : i + 1]),)
                     getattr(self.bot, view.decision.method)(*args)

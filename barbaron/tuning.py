@@ -529,7 +529,11 @@ def tune(
         ("--confirm-games", confirm_games),
     ):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1 or count % rotations:
-            near = f": {nearest_deals(count, rotations)}" if is_whole(count) and count > 0 else ""
+            near = (
+                f": {nearest_deals(count, rotations)}"
+                if is_whole(count) and 0 < count < MAX_GAMES
+                else ""
+            )
             raise UsageError(f"{option} must be {whole_deals(rotations)}, got {count}{near}")
         if count > MAX_GAMES:
             raise UsageError(f"{option} must be at most {MAX_GAMES:,}, got {count}")

@@ -456,9 +456,22 @@ def test_an_illegal_answer_of_a_bot_in_the_env_names_the_bot_and_the_envs_game()
             env.step(np.zeros(256, dtype=np.int64))
     message = str(caught.value)
     assert "Mixed" not in message and "UpgradesBarZero in seat" in message, message
-    seat, game = map(int, re.search(r"in seat (\d+) .*\(game (\d+)\)$", message).groups())
-    assert 1000 <= game < 1256 and caught.value.game == game
+    found = re.search(r"in seat (\d+) .*\(game (\d+), deal (\d+)\)$", message)
+    seat, game, deal = map(int, found.groups())
+    assert 1000 <= game < 1256 and deal == game // 4 == caught.value.game  # .game: the deal
     assert seat == (game % 4 + 1) % 4  # the bot sits one place after the agent, in seat g % 4
+
+
+def test_an_opponent_that_writes_the_rules_fails_and_the_envs_rules_stay_as_they_were():
+    from pathlib import Path
+
+    bot = f"{Path(__file__).parent / 'fixtures' / 'bad_bots.py'}:ShortensTheNight"
+    env = BatchEnv([bot, "normal", "normal"], rules=Rules(players=4))
+    with pytest.raises(StrategyError, match=r"ShortensTheNight changed the rules .*\(rounds\)"):
+        env.reset(3, 64)  # (the opponents play up to the agent's first question)
+        for _ in range(400):
+            env.step(np.zeros(64, dtype=np.int64))
+    assert env.rules == Rules(players=4)  # the next games are ten rounds again
 
 
 def test_a_reset_that_fails_leaves_no_game_to_step():

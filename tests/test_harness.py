@@ -769,6 +769,15 @@ def test_a_bending_slope_is_checked_by_a_parabola_through_the_bonuses_around_the
     bent = bent_crossing(xs, curve, linear)
     assert xs[0] < bent < xs[1] and abs(bent - truth) < abs(linear - truth) / 2
     assert math.isnan(bent_crossing(xs[:2], curve[:2], zero_crossing(xs[:2], curve[:2])))
+    # between two interior points: the mean of the parabolas through either outer neighbour
+    shifted = 0.16 * (1 - np.exp(-(xs - 100) / 40)) - 0.06  # crosses at 118.8
+    inner = bent_crossing(xs, shifted, zero_crossing(xs, shifted))
+    assert 100 < inner < 150 and abs(inner - (100 + truth)) < 5
+    on_grid = np.array([-0.02, -0.01, 0.0, 0.01, 0.03])  # zero measured at 100: no line assumed
+    assert bent_crossing(xs, on_grid, zero_crossing(xs, on_grid)) == 100
+    unknown = curve.copy()
+    unknown[2] = math.nan  # a slope that is not finite (a single deal): no check, no failure
+    assert math.isnan(bent_crossing(xs, unknown, zero_crossing(xs, curve)))
     assert math.isnan(bent_crossing(xs, curve, math.nan))
 
 
@@ -803,7 +812,7 @@ def test_the_seats_table_warns_when_the_slope_bends_between_the_bonuses_played()
     text = tables(bending)
     assert "seats come out even at a bonus of 24.7 coins (95% interval 23.6 .. 25.7)" in text
     assert "the slope bends between the bonuses 0 and 50" in text
-    assert "crosses zero at 21.4" in text and "--bonus 0:50:5" in text
+    assert "cross zero at 21.4" in text and "--bonus 0:50:5" in text
     straight = _seats_summary(  # the README's run (the Normal before the presets): no warning
         [0, 50, 100, 150, 200],
         [-0.06721, -0.0449, -0.02469, -0.00556, 0.01371],

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import after_unit, ctrl_c_after_unit
@@ -32,7 +33,7 @@ from barbaron.reference import Game
 from barbaron.registry import make_bot
 from barbaron.results import FolderLock
 from barbaron.rules import Rules
-from barbaron.strategy import StrategyError, describe
+from barbaron.strategy import StrategyError, describe, rules_change
 from barbaron.streams import SeededChance
 from barbaron.tuning import parse_params
 
@@ -789,6 +790,10 @@ def test_a_strategy_that_writes_the_rules_it_is_shown_fails_the_run(tmp_path, ca
     game = Game(Rules(players=2), [make_bot(bot), make_bot("greedy")], SeededChance(0, 0))
     with pytest.raises(StrategyError, match="changed the rules it was shown"):
         game.play()  # the reference engine too
+    shown, written = Rules(players=2), Rules(players=2)
+    object.__setattr__(written, "seat_coins", np.array([900, 1000]))  # no bool from its ==
+    assert rules_change(written, shown).startswith("changed the rules it was shown (seat_coins)")
+    assert rules_change(Rules(players=2), shown) is None
 
 
 def test_a_plugin_imports_a_module_of_yours_from_pythonpath_in_every_worker(

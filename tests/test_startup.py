@@ -148,6 +148,14 @@ def test_help_and_usage_errors_import_no_bot_and_no_numpy():
         assert not loaded, loaded
         assert 'usage:' in said.getvalue() and 'expected at least one argument' in said.getvalue()
         assert "invalid choice: 'plya' (did you mean 'play'?)" in said.getvalue()
+        from barbaron.cli import OneLineParser
+        from barbaron.errors import UsageError
+        unquoted = "argument C: invalid choice: 'PLAY' (choose from play, x)"  # (Python 3.12)
+        try:
+            OneLineParser(prog='x').error(unquoted)
+            raise AssertionError('no usage error')
+        except UsageError as e:
+            assert "'PLAY' (did you mean 'play'?)" in str(e), e
         """
     )
 

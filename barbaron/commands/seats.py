@@ -149,18 +149,20 @@ def _bent_at_even(even: dict, points: list[dict]) -> list[str]:
     """A warning when the slope bends too much between the two bonuses either side of the even
     one for a straight line there: a parabola through their neighbours crosses zero outside
     the even bonus's interval (``stats.bent_crossing``; a summary from before it: no check)."""
+    from barbaron.stats import bracket
+
     bent = read_number(even.get("bent"))
     low, high = map(read_number, even["ci"])
     if not (bent < low or bent > high):  # (nan: no check, or an edge beyond the grid)
         return []
-    below = [p["seat_bonus"] for p in points if p["seat_bonus"] <= even["bonus"]][-1]
-    above = next(p["seat_bonus"] for p in points if p["seat_bonus"] >= even["bonus"])
+    bonuses = [p["seat_bonus"] for p in points]
+    i = bracket(bonuses, even["bonus"])
+    below, above = bonuses[i], bonuses[i + 1]
     step = max(1, round((above - below) / 10))
     return [
-        f"but the slope bends between the bonuses {below} and {above}: a parabola through the "
-        f"bonuses around them crosses zero at {bent:.1f}, outside that interval, which assumes "
-        f"a straight line there; play a finer grid (--bonus {below}:{above}:{step}) or use "
-        "seats --solve"
+        f"but the slope bends between the bonuses {below} and {above}: parabolas through the "
+        f"bonuses around them cross zero at {bent:.1f}, outside that interval, which assumes "
+        f"a straight line there; play a finer grid there (--bonus {below}:{above}:{step})"
     ]
 
 

@@ -42,6 +42,7 @@ own bar below Draught Tap whose level the agent can pay (R16); a buy or takeover
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -54,7 +55,7 @@ from barbaron.batch import BatchState, kernel_state
 from barbaron.config import MAX_INDEX
 from barbaron.params import is_whole
 from barbaron.rules import Rules
-from barbaron.strategy import Decision, IllegalDecision, Strategy, ask, is_strategy
+from barbaron.strategy import Decision, IllegalDecision, Strategy, ask, is_strategy, rules_kept
 
 N_ACTIONS = 2 + R.N_BARS  # 0 no, 1 yes, 2 + b upgrade bar b
 NO, YES, UPGRADE_BASE = 0, 1, 2
@@ -306,7 +307,10 @@ class Table:
         which: np.ndarray,
         numbers: np.ndarray | None = None,
     ) -> None:
-        self.rules, self.seed, self.bots = rules, int(seed), bots
+        # its own rules, which the bots' views show: one that writes them spoils only these
+        # games (which then fail), never the caller's next ones
+        self.rules, self.seed, self.bots = dataclasses.replace(rules), int(seed), bots
+        self._rules_shown = dataclasses.replace(rules)  # what the views must still show
         self.which = np.asarray(which, dtype=np.int64)
         self.state = BatchState.start(rules, np.asarray(games, dtype=np.int64))
         self.numbers = self.state.game.copy() if numbers is None else np.asarray(numbers)
@@ -368,15 +372,21 @@ class Table:
                         out[mine] = ask(strategy, decision, view, asked, bars[mine])
                 except IllegalDecision as e:
                     raise self._numbered(e, asked) from None
+                rules_kept(self.rules, self._rules_shown, strategy)
         return out
 
     def _numbered(self, error: IllegalDecision, rows: np.ndarray) -> IllegalDecision:
-        """``error`` with its game (the engine's: a deal) as the caller numbers it: the one row
-        of ``rows`` on that deal (one bot in one seat: a deal's rotations seat it apart)."""
-        if error.game is None:
+        """``error`` saying its game as the caller numbers it, beside the deal (``.game``, the
+        engine's, as everywhere): the one row of ``rows`` on that deal (one bot in one seat: a
+        deal's rotations seat it apart). One about no row of these is left as it is."""
+        on_deal = rows[self.state.game[rows] == error.game] if error.game is not None else rows[:0]
+        if on_deal.size == 0:
             return error
-        row = rows[self.state.game[rows] == error.game][0]
-        return IllegalDecision(error.message, game=int(self.numbers[row]))
+        named = IllegalDecision(
+            f"{error.message} (game {self.numbers[on_deal[0]]}, deal {error.game})"
+        )
+        named.game = error.game
+        return named
 
     def _play(self) -> Iterator[Stop]:
         rules, state, st, seed = self.rules, self.state, self.st, self.seed
