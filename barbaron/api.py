@@ -260,8 +260,8 @@ def compare(
     from barbaron.stats import Estimate, Span, Sprt, difference_elo, estimate
 
     execution = execution_of(options)
-    new = checked(new, "NEW", "text")
-    base = checked(base, "BASE", "text")
+    new = checked(new, "NEW", "spec")
+    base = checked(base, "BASE", "spec")
     max_games = checked(max_games, "max_games", "whole")
     elo0 = checked(elo0, "elo0", "number", optional=True)
     elo1 = checked(elo1, "elo1", "number", optional=True)
@@ -508,7 +508,7 @@ def sweep(
     from barbaron.strategy import format_value
 
     execution = execution_of(options)
-    bot = checked(bot, "--bot", "text")
+    bot = checked(bot, "--bot", "spec")
     param = checked(param, "param", "text")
     values = listed(values)
     text = _takes_text(bot, param)

@@ -228,6 +228,7 @@ KINDS = {
     "bool": "True or False",
     "number": "a number",
     "text": "non-empty text",
+    "spec": "non-empty text",  # a bot spec: a class or instance given is told its spec
     "path": "a folder path (text or a pathlib.Path)",
 }
 
@@ -252,7 +253,7 @@ def checked(value: object, name: str, kind: str, *, optional: bool = False):
         ok = isinstance(value, bool)
     elif kind == "number":
         ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    elif kind == "text":
+    elif kind in ("text", "spec"):
         ok = isinstance(value, str) and bool(value.strip())
     elif kind == "path":
         ok = (isinstance(value, str) and bool(value.strip())) or (
@@ -262,7 +263,7 @@ def checked(value: object, name: str, kind: str, *, optional: bool = False):
         raise ValueError(f"unknown kind {kind!r}")
     if not ok:
         either = " or None" if optional and not isinstance(value, str) else ""
-        spec = _as_spec(value) if kind == "text" else ""  # (a bot given for its spec)
+        spec = _as_spec(value) if kind == "spec" else ""  # (a bot given for its spec)
         raise UsageError(f"{name} must be {KINDS[kind]}{either}, got {shown(value)}{spec}")
     return int(value) if kind == "whole" else value
 

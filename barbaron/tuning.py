@@ -99,7 +99,7 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
     from barbaron.runs import build_bots, checked, shown
     from barbaron.strategy import constructor_parameters
 
-    bot = checked(bot, "--bot", "text")
+    bot = checked(bot, "--bot", "spec")
     if isinstance(params, str):
         params = [params]
     if not isinstance(params, Mapping | Sequence):
@@ -502,7 +502,7 @@ def tune(
     from barbaron.runs import build_bots, checked, execution_of, field_of
 
     execution = execution_of(options)
-    bot = checked(bot, "--bot", "text")
+    bot = checked(bot, "--bot", "spec")
     if sampler not in SAMPLERS:
         raise UsageError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     trials, games_per_trial, confirm_games = map(whole, (trials, games_per_trial, confirm_games))

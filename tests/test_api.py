@@ -290,6 +290,10 @@ class Weighted(Hard):
         (lambda: api.sweep("hard", "risk", "0,1", field=OwnHard(2)), r"spec: \w+:OwnHard:extra=2$"),
         (lambda: api.tune(OwnHard, ["extra=0:9"]), r"--bot must be .*spec: \w+:OwnHard$"),
         (lambda: api.seats(OwnHard), r"--bots must be .*spec: \w+:OwnHard$"),
+        (
+            lambda: api.sweep("hard", OwnHard, "1,2"),
+            r"param must be non-empty text, got .*\(type\)$",
+        ),
         (  # (it suggested weights=(3.0; 4.0), a spec the registry refuses: QA)
             lambda: api.play([Weighted((3.0, 4.0)), "normal"]),
             r"a spec cannot write its weights \(a tuple\): make that value the default of "
