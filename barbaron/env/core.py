@@ -307,10 +307,10 @@ class Table:
         which: np.ndarray,
         numbers: np.ndarray | None = None,
     ) -> None:
-        # its own rules, which the bots' views show: one that writes them spoils only these
-        # games (which then fail), never the caller's next ones
+        # its own copy of the rules, which the bots' views show: one that writes them spoils
+        # only these games (which then fail), never the caller's, which they must still equal
         self.rules, self.seed, self.bots = dataclasses.replace(rules), int(seed), bots
-        self._rules_shown = dataclasses.replace(rules)  # what the views must still show
+        self._rules_given = rules
         self.which = np.asarray(which, dtype=np.int64)
         self.state = BatchState.start(rules, np.asarray(games, dtype=np.int64))
         self.numbers = self.state.game.copy() if numbers is None else np.asarray(numbers)
@@ -372,7 +372,7 @@ class Table:
                         out[mine] = ask(strategy, decision, view, asked, bars[mine])
                 except IllegalDecision as e:
                     raise self._numbered(e, asked) from None
-                rules_kept(self.rules, self._rules_shown, strategy)
+                rules_kept(self.rules, self._rules_given, strategy)
         return out
 
     def _numbered(self, error: IllegalDecision, rows: np.ndarray) -> IllegalDecision:
