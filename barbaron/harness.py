@@ -339,13 +339,9 @@ class Totals:
 
     def position_estimate(self, position: int) -> Estimate:
         """Win share of the bot at lineup position ``position`` (over its rotations)."""
-        return estimate(
-            int(self.position_share[position]),
-            int(self.position_share_sq[position]),
-            self.deals,
-            SHARE_SCALE * self.rotations,
-            Span(0.0, 1.0, self.rotations),
-        )
+        total, squares = int(self.position_share[position]), int(self.position_share_sq[position])
+        scale = SHARE_SCALE * self.rotations
+        return estimate(total, squares, self.deals, scale, self._span(1, total, squares, scale))
 
     def seat_contrast(self, weights: np.ndarray) -> Estimate:
         """Mean over deals of sum_s weights[s] * seat s's win share, with its interval."""
@@ -357,11 +353,23 @@ class Totals:
             SHARE_SCALE * self.rotations,
         )
 
-    def _share_span(self, copies: int) -> Span:
-        """What the mean share of a bot's ``copies`` can be in a deal: one game at most, and
-        exactly 1/copies where its copies fill the table (one of them always wins)."""
+    def _span(self, copies: int, total: int, squares: int, scale: int) -> Span:
+        """What the mean share of a bot's ``copies`` can be in a deal (its sums over the deals:
+        ``total`` and ``squares`` of the values times ``scale``): one game at most, and exactly
+        1/copies where its copies fill the table (one of them always wins). Exactly 1/players
+        where one bot, however spelt, sits in every seat in rotation: each position sat in every
+        seat of one same game, and every deal gave it 1/players, as the sums confirm (the
+        rotations of a bot that is not deterministic differ: it keeps its interval; QA: `hard
+        hard:risk=0 hard hard` had intervals around its exact 0.25)."""
+        players = self.arm.rules.players
+        every_deal_even = total * players == self.deals * scale and squares * self.deals == total**2
+        if self.rotations == players and self.deals and every_deal_even:
+            from barbaron.runs import one_bot  # (bots built only for a lineup that may be one)
+
+            if one_bot(self.arm.bots):
+                return Span(1 / players, 1 / players, self.rotations)
         share = 1 / copies
-        return Span(share if copies == self.arm.rules.players else 0.0, share, self.rotations)
+        return Span(share if copies == players else 0.0, share, self.rotations)
 
     def summary(self) -> dict:
         """Per bot and per seat: games, win share with 95% interval, mean worth; seat balance."""
@@ -370,12 +378,10 @@ class Totals:
         copies = self.member.sum(axis=1)
         bots = []
         for b, (spec, _, role) in enumerate(self.arm.groups):
+            total, squares = int(self.bot_share[b]), int(self.bot_share_sq[b])
+            scale = SHARE_SCALE * r * int(copies[b])
             est = estimate(
-                int(self.bot_share[b]),
-                int(self.bot_share_sq[b]),
-                self.deals,
-                SHARE_SCALE * r * int(copies[b]),
-                self._share_span(int(copies[b])),
+                total, squares, self.deals, scale, self._span(int(copies[b]), total, squares, scale)
             )
             seats_played = games * int(copies[b])
             mine = self.member[b].astype(bool)
@@ -423,7 +429,8 @@ class Totals:
             "deals": self.deals,
             "bots": bots,
             "seats": seats,
-            "seat_balance": balance.record(),
+            # without rotation each seat of a mixed lineup held one bot: seats and bots together
+            "seat_balance": {**balance.record(), "bots_fixed": r == 1 and len(bots) > 1},
         }
 
 

@@ -55,6 +55,19 @@ def test_play_in_memory_writes_nothing_and_keeps_the_games(folder_run, tmp_path,
     assert list(result.seats["seat"]) == [0, 1, 2]
 
 
+def test_the_seat_test_of_a_mixed_lineup_played_as_given_says_it_tests_bots_too():
+    from barbaron.commands._shared import seat_table
+
+    def balance(bots, rotate):
+        summary = api.play(bots, games=240, rotate=rotate, **COMMON).summary
+        line = seat_table(summary).splitlines()[-1]
+        return summary["seat_balance"]["bots_fixed"], "seats and bots together" in line
+
+    assert balance(LINEUP, rotate=False) == (True, True)  # each seat held one bot throughout
+    assert balance(LINEUP, rotate=True) == (False, False)
+    assert balance(["hard"] * 3, rotate=False) == (False, False)  # one bot: the seats alone
+
+
 def test_compare_of_a_bot_with_itself_is_exactly_even():
     result = api.compare("normal", "normal:cushion=880", max_games=2000, **COMMON)
     assert isinstance(result, api.CompareResult)

@@ -1656,3 +1656,30 @@ def test_every_png_a_command_draws_is_known_as_barbarons():
     root = Path(__file__).resolve().parents[1] / "barbaron" / "commands"
     drawn = {n for f in root.glob("*.py") for n in regex.findall(r'"(\w+\.png)"', f.read_text())}
     assert drawn and drawn <= PLOT_NAMES, drawn - PLOT_NAMES
+
+
+def test_one_bot_spelt_differently_has_exact_shares_only_where_every_deal_confirms_them():
+    """``hard hard:risk=0 hard hard`` in rotation repeats one game four times: each position
+    wins exactly 1/4 of every deal, a point and no interval (QA: intervals around 0.25); where a
+    deal did not give 1/4 (a bot whose rotations differ), the interval stays."""
+    arm = Arm(label="a", bots=("hard", "hard:risk=0", "hard", "hard"), rules=Rules(players=4))
+    scale = harness.SHARE_SCALE  # a deal's sum over its 4 rotations of SHARE_SCALE x win share
+
+    def summary(positions: list[list[int]]) -> dict:
+        totals = harness.Totals(arm, rotations=4)
+        shares = np.array(positions, dtype=np.int64)
+        zeros = np.zeros(4, dtype=np.int64)
+        totals.add(harness.ArmTally(shares, shares, zeros, zeros, zeros))
+        return totals.summary()
+
+    even = summary([[scale] * 4] * 30)
+    assert [b["win_share_ci"] for b in even["bots"]] == [[0.25, 0.25]] * 2
+    assert harness.Totals(arm, 4).position_estimate(0).deals == 0  # (no deals: no shortcut)
+    uneven = summary([[scale] * 4] * 29 + [[2 * scale, 0, scale, scale]])
+    low, high = uneven["bots"][1]["win_share_ci"]  # hard:risk=0, position 1
+    assert low < uneven["bots"][1]["win_share"] < high
+    other = Arm(label="b", bots=("hard", "shark", "hard", "hard"), rules=Rules(players=4))
+    totals = harness.Totals(other, rotations=4)
+    shares = np.full((30, 4), scale, dtype=np.int64)  # even by chance: two bots, no shortcut
+    totals.add(harness.ArmTally(shares, shares, *[np.zeros(4, dtype=np.int64)] * 3))
+    assert totals.position_estimate(1).ci[0] < 0.25

@@ -12,6 +12,7 @@ import pytest
 from barbaron import api
 from barbaron.cli import main
 from barbaron.errors import UsageError
+from barbaron.stats import t_quantile
 from barbaron.tournament import balanced_design, design, fit_luce, luce_shares
 
 TRUE = np.array([0.0, 120.0, -150.0, 260.0, 40.0, -60.0])  # Elo points, bot 0 the anchor
@@ -66,16 +67,30 @@ def test_the_fit_recovers_known_ratings_from_simulated_outcomes():
     assert np.all(np.abs(fit.ratings - TRUE) < 4 * np.maximum(fit.se, 1e-9))
 
 
+def covered(fit: object) -> int:
+    """How many of the bots other than the anchor have their true rating in their interval."""
+    return sum(fit.ci(b)[0] <= TRUE[b] <= fit.ci(b)[1] for b in range(1, len(TRUE)))
+
+
 def test_the_sandwich_intervals_cover_and_the_naive_ones_do_not():
     rng = np.random.default_rng(11)
-    covered, naive, runs = 0, 0, 200
+    hits, naive, runs = 0, 0, 200
     for _ in range(runs):
         fit = fit_luce(**simulate(rng, deals=300), anchor=0)
-        error = np.abs(fit.ratings - TRUE)[1:]
-        covered += int((error <= 1.96 * fit.se[1:]).sum())
-        naive += int((error <= 1.96 * fit.se_model[1:]).sum())
-    assert 0.91 <= covered / (5 * runs) <= 0.99
-    assert naive < covered  # games of one deal are not independent: the plain interval is short
+        hits += covered(fit)
+        naive += int((np.abs(fit.ratings - TRUE)[1:] <= 1.96 * fit.se_model[1:]).sum())
+    assert 0.91 <= hits / (5 * runs) <= 0.99
+    assert naive < hits  # games of one deal are not independent: the plain interval is short
+
+
+def test_the_intervals_of_a_few_deals_still_cover():
+    """With 10 deals (10 clusters) the normal sandwich covered 92% here (QA: 88-92% in a real
+    tournament); scaled by deals/(deals-1), with Student's t on deals-1, it covers 95%."""
+    rng = np.random.default_rng(3)
+    fits = [fit_luce(**simulate(rng, deals=10), anchor=0) for _ in range(400)]
+    fits = [fit for fit in fits if np.isfinite(fit.ratings).all()]  # (a bot that never won)
+    assert len(fits) > 350 and fits[0].dof == 9
+    assert 0.935 <= sum(map(covered, fits)) / (5 * len(fits)) <= 0.985
 
 
 def test_a_bot_that_never_wins_is_at_minus_infinity_and_the_others_still_fit():
@@ -277,7 +292,7 @@ def test_gaps_between_neighbours_equal_the_ratings_anchored_at_the_lower_one():
     rating = {r["bot"]: r["rating"] for r in at_easy["ratings"]}
     cov, w = np.array(at_easy["rating_covariance"]["matrix"]), np.array([1.0, -2.0, 1.0])
     value = rating["hard"] - 2 * rating["normal"] + rating["easy"]
-    half = 1.959963984540054 * math.sqrt(w @ cov @ w)
+    half = t_quantile(0.025, at_easy["deals"] - 1) * math.sqrt(w @ cov @ w)  # as "interval" says
     assert spacing["value"] == pytest.approx(value)
     assert spacing["ci"] == pytest.approx([value - half, value + half])
 
