@@ -32,6 +32,7 @@ from barbaron.runs import (
     distinct,
     execution_of,
     field_of,
+    field_or_own,
     frame,
     games_or_default,
     identical_seats,
@@ -503,7 +504,7 @@ def sweep(
     import numpy as np
 
     from barbaron.harness import SHARE_SCALE, Arm
-    from barbaron.registry import split_spec, with_param
+    from barbaron.registry import with_param
     from barbaron.stats import PairedShares
     from barbaron.strategy import format_value
 
@@ -533,7 +534,7 @@ def sweep(
                 "(a spec inside a spec writes ';')"
             )
     values = distinct(values, f"the values of {param}")
-    field = field_of(field if field is not None else split_spec(bot)[0], players)
+    field = field_or_own(field, bot, players)
     rotations = len(field) + 1 if execution.rotate else 1
     games = games_or_default(games, DEFAULT_GAMES, rotations)
     specs = [with_param(bot, param, v) for v in values]

@@ -65,7 +65,8 @@ def time_command(argv: list[str], out: Path | None = None) -> CommandTiming:
     start = time.perf_counter()
     with interrupts.deferred():  # (one that came while it started would orphan the command)
         process = subprocess.Popen(
-            [sys.executable, "-m", "barbaron.cli", *full],
+            [sys.executable, "-P", "-m", "barbaron.cli", *full],  # (as the console script:
+            # not the current folder first on the import path)
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

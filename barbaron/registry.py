@@ -357,6 +357,8 @@ def class_spec(cls: type) -> str:
 
 
 def _load_class(spec: str, where: str, name: str) -> type:
+    _load()  # the built-in names first: a plugin's own register() cannot take one, whatever the
+    # order of the specs (QA: it did when it came first, and the built-in's import then failed)
     module_name = None
     if where.endswith(".py") or "/" in where:
         path = Path(where)
@@ -369,17 +371,21 @@ def _load_class(spec: str, where: str, name: str) -> type:
             module = _file_module(spec, where, module_name)
         else:
             module = importlib.import_module(where)
-    except (KeyboardInterrupt, BotSpecError):
+    except KeyboardInterrupt:
         raise
     except BaseException as e:  # the user's module failed to import (even by sys.exit): say so
         if module_name is not None:
             sys.modules.pop(module_name, None)
             _file_sources.pop(module_name, None)
+        if isinstance(e, BotSpecError) and str(e).startswith(f"bot {spec!r}"):
+            raise  # (one that names this spec already; another, such as a bot name registered
+            # twice as the module loads, is said to come from it: QA)
         hint = ""
         if isinstance(e, ModuleNotFoundError) and e.name == where.partition(".")[0]:  # (QA)
             file = where.replace(".", "/") + ".py"
             hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
-        raise BotSpecError(f"bot {spec!r}: cannot import {where}: {_one_line(e)}{hint}") from None
+        said = str(e) if isinstance(e, BotSpecError) else _one_line(e)  # (barbaron's own words)
+        raise BotSpecError(f"bot {spec!r}: cannot import {where}: {said}{hint}") from None
     from barbaron.strategy import BASE_CLASSES, Strategy
 
     cls = getattr(module, name, None)

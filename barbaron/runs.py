@@ -493,6 +493,27 @@ def lineup_bots(specs: Sequence[str]) -> list:
     return build_bots(specs)
 
 
+def field_or_own(field: str | Sequence[str] | None, bot: str, players: int | None) -> list[str]:
+    """:func:`field_of` ``field``, by default the studied ``bot`` with its own defaults (its spec
+    without parameters), which must build: a bot with a parameter that has no default needs a
+    field given (QA: the error named a spec the user never wrote)."""
+    if field is not None:
+        return field_of(field, players)
+    from barbaron.registry import BotSpecError, make_bot, split_spec
+
+    own = split_spec(bot)[0]
+    if own != bot:
+        build_bots([bot])  # (the bot's own fault first, said as itself)
+        try:
+            make_bot(own)
+        except BotSpecError as e:
+            raise UsageError(
+                f"{e}: without --field the field is the bot with its own defaults, {own!r}, "
+                "which cannot be built; give --field SPEC"
+            ) from None
+    return field_of(own, players)
+
+
 def field_of(field: str | Sequence[str], players: int | None) -> list[str]:
     """The field's bot specs, one per other seat: one spec repeated (for ``players``, default
     4), or one per seat (``players``, if given, must be their number + 1)."""

@@ -57,6 +57,7 @@ from barbaron.strategy import (
     Strategy,
     answering,
     checked_answer,
+    describe,
     handed,
     is_strategy,
     rules_change,
@@ -301,7 +302,7 @@ class _Probe(AnswersInOne):
 
     def _decide(self, view, games: np.ndarray, bars: np.ndarray | None):
         decision = view.decision
-        name = f"{type(self.bot).__name__}.{answering(self.bot, decision)}"
+        name = f"{describe(self.bot)}.{answering(self.bot, decision)}"  # (as play names it)
         self.log.observe(view.owner)
         args = (view, games) if bars is None else (view, games, bars)
         games_before = games.copy()
@@ -682,11 +683,14 @@ class _FreshProcess:
         env = dict(os.environ)
         env["PYTHONHASHSEED"] = "random"  # a bot that depends on hash() order shows it
         own = {sys.prefix, sys.base_prefix, sys.exec_prefix}  # the child finds these itself
-        path = [p for p in sys.path if p and not any(p.startswith(o) for o in own)]
+        here = [p or os.getcwd() for p in sys.path]  # ('' is this process's current folder)
+        path = [p for p in here if not any(p.startswith(o) for o in own)]
         if env.get("PYTHONPATH"):
             path.append(env["PYTHONPATH"])
         env["PYTHONPATH"] = os.pathsep.join(path)  # what imports here imports there
-        command = [sys.executable, "-m", "barbaron.testing", spec]
+        # -P: nothing else before it, as -m would put the current folder, whose random.py or
+        # numpy.py would then stand for the real one (QA: a correct bot failed "determinism")
+        command = [sys.executable, "-P", "-m", "barbaron.testing", spec]
         command += ["--seed", str(seed), "--games", str(games)]
         self.process = subprocess.Popen(
             command,

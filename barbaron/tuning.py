@@ -498,8 +498,8 @@ def tune(
 
     from barbaron.config import MAX_INDEX
     from barbaron.harness import Arm
-    from barbaron.registry import bot_arguments, split_spec
-    from barbaron.runs import build_bots, checked, execution_of, field_of
+    from barbaron.registry import bot_arguments
+    from barbaron.runs import build_bots, checked, execution_of, field_or_own
 
     execution = execution_of(options)
     bot = checked(bot, "--bot", "spec")
@@ -517,7 +517,7 @@ def tune(
         if not 0 < target < 1:  # NaN fails too
             raise UsageError(f"--target must be a win share above 0 and below 1, got {target}")
         target = float(target)
-    field = field_of(field if field is not None else split_spec(bot)[0], players)
+    field = field_or_own(field, bot, players)
     build_bots([bot, *field])
     space = parse_params(bot, params)
     rules = execution.rules(len(field) + 1)

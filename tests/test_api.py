@@ -473,6 +473,28 @@ def test_the_command_line_refuses_in_one_line(argv, message, tmp_path, capsys):
     assert message in err and "\n" not in err and not (tmp_path / "x").exists()
 
 
+def test_a_bot_without_defaults_needs_a_field_and_is_told_so(tmp_path):
+    """sweep and tune play the bot's own defaults as the field unless told: a bot with a
+    parameter that has no default cannot be that, and the error named a spec the user never
+    wrote, without saying why it was built (QA)."""
+    plugin = tmp_path / "odd.py"
+    plugin.write_text(
+        "from barbaron.bots.threshold import ThresholdBot\n\n\n"
+        "class Required(ThresholdBot):\n"
+        "    def __init__(self, cushion):\n"
+        "        super().__init__(buy=cushion)\n"
+    )
+    bot = f"{plugin}:Required:cushion=300"
+    for call in (
+        lambda: api.sweep(bot, "cushion", [0, 500], games=200),
+        lambda: api.tune(bot, {"cushion": (0, 500)}, trials=2, games_per_trial=200),
+    ):
+        with pytest.raises(UsageError, match="without --field the field is the bot with its own"):
+            call()
+    swept = api.sweep(bot, "cushion", [0, 500], field="hard", games=200, **COMMON)
+    assert [p["value"] for p in swept.summary["points"]] == [0, 500]
+
+
 def test_players_default_to_the_fields_size():
     four = api.compare("easy", "easy", max_games=8, batch_size=8)
     three = api.compare("easy", "easy", field=["normal", "hard"], max_games=6, batch_size=6)

@@ -54,7 +54,7 @@ BAD = {
     "PaysItselfTen": ({BATCH}, ["on the reference engine", "coins ["]),
     "ShortensTheNight": ({LEGAL}, ["ShortensTheNight.buy changed the rules it was shown (rounds)"]),
     # found only at the tables of millions of coins and of one round
-    "LookupByThousands": ({LEGAL}, ["LookupByThousands.buy raised IndexError"]),
+    "LookupByThousands": ({LEGAL}, ["bad_bots.py:LookupByThousands.buy raised IndexError"]),
     "PlansTheRoundsAfterTheFirst": ({LEGAL}, ["PlansTheRoundsAfterTheFirst.buy raised ValueError"]),
 }
 GAME = re.compile(r"game \d+ \(seed 0, lineup [X a-z]+, [234] players, ")
@@ -251,6 +251,22 @@ def run(capsys, *argv):
     status = main(list(argv))
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def test_a_plugin_named_like_a_module_passes_in_the_fresh_process(tmp_path, monkeypatch, capsys):
+    """The fresh process was ``python -m``, which put the current folder first on the import
+    path: a plugin saved as random.py (or numpy.py beside it) stood for the real module there,
+    and a correct bot failed "determinism" with an ImportError from a companion bot (QA)."""
+    monkeypatch.chdir(tmp_path)
+    Path("random.py").write_text(
+        "from barbaron.strategy import Strategy\n\n\n"
+        "class RandomBot(Strategy):\n"
+        "    def buy(self, view, games, bars):\n"
+        "        return view.uniform(games) < 0.5\n"
+    )
+    status, out, err = run(capsys, "check", "random.py:RandomBot", "--games", "120")
+    assert status == 0, out + err
+    assert "PASS determinism" in out and "in a fresh process" in out
 
 
 def test_cli_passes_a_good_bot(capsys):

@@ -292,6 +292,16 @@ def test_a_plugin_file_registering_a_builtin_name_is_named_by_its_file(tmp_path)
         make_bot(f"{plugin}:FakeNormal")
     assert f"{plugin}:FakeNormal" in str(error.value)
     assert "barbaron.bots.normal:Normal" in str(error.value)
+    # in a process whose built-in bots are not loaded yet, the plugin first in the lineup took
+    # the name and the built-in's import failed, in a line naming neither spec (QA)
+    for bots in ([f"{plugin}:FakeNormal", "normal"], ["normal", f"{plugin}:FakeNormal"]):
+        command = [sys.executable, "-P", "-m", "barbaron.cli", "play", "--bots", *bots]
+        done = subprocess.run(
+            [*command, "--out", str(tmp_path / "out")], capture_output=True, text=True
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.startswith(f"error: bot '{plugin}:FakeNormal': cannot import {plugin}")
+        assert "'normal' registered twice" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("name", ["", "my.bot", "a:b", "x y", "9lives", None])
