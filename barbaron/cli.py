@@ -117,11 +117,12 @@ def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> i
     says (the study scripts run this way too); a bug in barbaron itself is raised. ``debug``
     (or ``BARBARON_DEBUG=1``) prints the traceback behind the line."""
     debug = debug or os.environ.get("BARBARON_DEBUG", "") not in ("", "0")
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
-    try:
-        from barbaron import end_while_starting, interrupts
+    from barbaron import end_while_starting, interrupts
 
+    main_thread = threading.current_thread() is threading.main_thread()
+    # SIGTERM ends a run as Ctrl-C does: what is finished is kept for --resume
+    previous = signal.signal(signal.SIGTERM, interrupts.raise_interrupt) if main_thread else None
+    try:
         if previous is end_while_starting:  # (quiet while it imported: barbaron/__init__.py)
             previous = signal.SIG_DFL
         interrupts.started()  # Ctrl-C raises from here on, and becomes this one line
@@ -140,11 +141,6 @@ def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> i
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM ends a run as Ctrl-C does: what is finished is kept for --resume."""
-    raise KeyboardInterrupt
 
 
 def _failure(e: BaseException) -> tuple[int | None, str]:
@@ -170,6 +166,10 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
     if isinstance(e, OSError):
         where = f"{e.filename}: " if e.filename else ""
         return 1, f"{where}{e.strerror or e}"
+    from barbaron import interrupts
+
+    if interrupts.landed():  # a Ctrl-C that C code turned into another error (an import's)
+        return 130, "interrupted"
     return None, ""
 
 

@@ -116,11 +116,29 @@ def immediate() -> Iterator[None]:
         _immediate -= 1
 
 
+_landed: list[int] = []  # signals raise_interrupt raised since started()
+
+
+def raise_interrupt(signum: int, frame: object) -> None:
+    """Python's own handling of Ctrl-C (``KeyboardInterrupt`` where it lands), noted: raised
+    inside C code it can come out as another error (inside numpy's import, an ImportError: QA),
+    which the command line then still reports as the interrupt it was (:func:`landed`)."""
+    _landed.append(signum)
+    raise KeyboardInterrupt
+
+
+def landed() -> bool:
+    """Whether :func:`raise_interrupt` raised since :func:`started`."""
+    return bool(_landed)
+
+
 def started() -> None:
-    """Ctrl-C and SIGTERM back to Python's own handling, if
-    :func:`barbaron.quiet_while_starting` took them (the script's run then says what it kept)."""
+    """Ctrl-C and SIGTERM back to Python's own handling (Ctrl-C's noted: :func:`raise_interrupt`),
+    if :func:`barbaron.quiet_while_starting` took them (the script's run then says what it
+    kept)."""
+    _landed.clear()
     for s, default in (
-        (signal.SIGINT, signal.default_int_handler),
+        (signal.SIGINT, raise_interrupt),
         (signal.SIGTERM, signal.SIG_DFL),
     ):
         if signal.getsignal(s) is end_while_starting:

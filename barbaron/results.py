@@ -52,6 +52,11 @@ class OutChanged(ResultsError):
     stay in OUT.partial (its message says so; nothing is to resume)."""
 
 
+class NotMoved(ResultsError):
+    """The complete results could not be moved from OUT.partial to OUT (a folder made
+    read-only meanwhile): its message says where they are and how to put them in place."""
+
+
 class PluginChanged(ResultsError):
     """A file a bot spec loads (a plugin, a weights file) changed while the games played: a
     unit played after the change played the other version, so the run is not one bot's games
@@ -399,10 +404,14 @@ class FolderLock:
         raise ResultsError(f"cannot lock {self.path}: it keeps changing")
 
     def release(self) -> None:
-        """Remove the lock file and unlock (in that order: no other run locks a stale file)."""
+        """Remove the lock file and unlock (in that order: no other run locks a stale file). A
+        lock file that cannot be removed (its folder made read-only meanwhile) stays, unlocked,
+        as a killed run's does, for the next run to take: the error that ended the run is the one
+        to say (QA: "cannot move x.partial" was hidden behind "x.lock: Operation not permitted")."""
         if self.fd is None:
             return
-        self.path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.path.unlink(missing_ok=True)
         os.close(self.fd)
         self.fd = None
 
@@ -462,7 +471,7 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
                 f"--out {out} lies inside the results folder {parent}: choose a folder "
                 "outside it (a results folder holds only what barbaron wrote there)"
             )
-    interrupted = partial.exists() or partial.is_symlink()
+    interrupted = (partial.exists() or partial.is_symlink()) and not never_started(partial)
     if interrupted and (why := foreign_content(partial)):
         raise ResultsError(
             f"{partial} is not an interrupted barbaron run ({why}): move it away "
@@ -496,7 +505,8 @@ def _check_existing(out: Path, partial: Path, *, force: bool, resume: bool) -> N
                 "start over"
             )
     elif resume:
-        raise ResultsError(f"nothing to resume: {partial} does not exist")
+        why = "holds no unit (a run killed as it started)" if partial.exists() else "does not exist"
+        raise ResultsError(f"nothing to resume: {partial} {why}; start afresh without --resume")
 
 
 OPTION_OF_SETTING = {"params": "--param"}  # a setting recorded under another name
@@ -519,6 +529,37 @@ def _holds_the_current_folder(path: Path) -> bool:
     except OSError:  # (no current folder at all)
         return False
     return there == here or there in here.parents
+
+
+def never_started(partial: Path) -> bool:
+    """Whether ``partial`` is a folder a run made and was killed in before its first manifest
+    was in place: no manifest.json, nothing but barbaron's empty folders and a temporary
+    manifest (QA: such a folder was refused as not barbaron's, with or without --force)."""
+    try:
+        if partial.is_symlink() or not partial.is_dir() or (partial / "manifest.json").exists():
+            return False
+        for entry in partial.iterdir():
+            inner = entry.name in OWN_FOLDERS and entry.is_dir() and not entry.is_symlink()
+            if not (inner and not any(entry.iterdir())) and entry.name != "manifest.json.tmp":
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def remove_run(folder: Path, *, ignore_errors: bool = False) -> None:
+    """Remove a run's folder, its manifest last: a kill half-way leaves a folder that is still
+    barbaron's, to resume or replace (QA: --force killed as it removed an interrupted run left
+    its shards without their manifest, refused from then on)."""
+    if folder.is_dir() and not folder.is_symlink():
+        for entry in folder.iterdir():
+            if entry.name != "manifest.json":
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=ignore_errors)
+                else:
+                    with contextlib.suppress(*((OSError,) if ignore_errors else ())):
+                        entry.unlink()
+    shutil.rmtree(folder, ignore_errors=ignore_errors)
 
 
 def _empty_folder(path: Path) -> bool:
@@ -570,10 +611,11 @@ class RunFolder:
         try:
             self.manifest = self._prepare(force, resume)
             fresh = not resume
-            try:
-                for inner in OWN_FOLDERS:
-                    (self.partial / inner).mkdir(parents=True, exist_ok=True)
+            try:  # the manifest first: a run killed from then on left a folder of barbaron's
+                self.partial.mkdir(exist_ok=True)
                 write_json(self.partial / "manifest.json", self.manifest)
+                for inner in OWN_FOLDERS:
+                    (self.partial / inner).mkdir(exist_ok=True)
             except (OSError, ResultsError) as e:  # a full disk: no usage error (exit 1)
                 what = (
                     str(e)
@@ -584,7 +626,7 @@ class RunFolder:
                 raise RunFailed(f"{what}{kept}") from None
         except BaseException:
             if fresh:  # (a half-made folder would be refused as not barbaron's)
-                shutil.rmtree(self.partial, ignore_errors=True)
+                remove_run(self.partial, ignore_errors=True)
             self._lock.release()  # (after: no other run sees the half-made folder)
             for folder in made:
                 with contextlib.suppress(OSError):
@@ -617,7 +659,7 @@ class RunFolder:
                 self._done = set(self._valid_units())
                 manifest["workers"] = min(self.job.workers, self.job.units)  # (this call's)
                 return manifest
-            shutil.rmtree(self.partial)  # --force, checked to be barbaron's
+            remove_run(self.partial)  # --force, checked to be barbaron's (or never started)
         job = self.job
         return {
             "status": "partial",
@@ -887,9 +929,11 @@ class RunFolder:
                     shutil.rmtree(replaced)
                 os.replace(self.out, replaced)
             os.replace(self.partial, self.out)
-        except OSError as e:
-            raise ResultsError(
-                f"cannot move {self.partial} to {self.out}: {e.strerror or e}"
+        except OSError as e:  # (QA: it said "finished units are kept ... manifest says partial")
+            raise NotMoved(
+                f"cannot move {self.partial} to {self.out}: {e.strerror or e}; the results are "
+                f"complete in {self.partial}: the same command with --resume puts them in place "
+                "(or move that folder yourself)"
             ) from None
         self.complete = True
         # tidying up: anything left (a read-only folder) is barbaron's and harmless, and goes
@@ -910,7 +954,7 @@ class RunFolder:
     def discard(self) -> None:
         """Remove the partial folder, and the folders made for it, of a run that kept nothing."""
         self._settle(raise_errors=False)
-        shutil.rmtree(self.partial, ignore_errors=True)
+        remove_run(self.partial, ignore_errors=True)
         for folder in self._made:
             with contextlib.suppress(OSError):
                 folder.rmdir()

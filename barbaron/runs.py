@@ -721,9 +721,9 @@ def raise_stopped(
         if not kept:
             raise RunInterrupted(f"interrupted before any {unit} finished; nothing was written")
         raise RunInterrupted(f"interrupted: {resume}") from None
-    from barbaron.results import OutChanged, PluginChanged, ResultsError
+    from barbaron.results import NotMoved, OutChanged, PluginChanged, ResultsError
 
-    if isinstance(error, OutChanged | PluginChanged):  # not to resume: its line says why
+    if isinstance(error, OutChanged | PluginChanged | NotMoved):  # its line says it all
         raise RunFailed(str(error)) from None
     if isinstance(error, RunFailed | ResultsError | OSError):
         where = f"; {resume}" if kept else "; nothing was kept"

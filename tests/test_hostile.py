@@ -103,6 +103,115 @@ def test_force_never_deletes_a_users_partial_folder(tmp_path, capsys):
     assert (data / "precious.csv").exists() and not (tmp_path / "data").exists()
 
 
+def test_a_run_killed_before_its_first_manifest_leaves_a_folder_the_next_run_takes(
+    tmp_path, capsys
+):
+    """kill -9 as a run began left OUT.partial with barbaron's empty folders (made before the
+    manifest) or a half-written manifest: every option refused it as not barbaron's (QA). The
+    manifest now comes first; such a folder holds nothing to keep, and the next run takes it."""
+    out = tmp_path / "k"
+    partial = Path(f"{out}.partial")
+    for folders, files in ((["games.parquet", "tallies"], []), ([], ["manifest.json.tmp"])):
+        partial.mkdir()
+        for name in folders:
+            (partial / name).mkdir()
+        for name in files:
+            (partial / name).write_text('{"status": "par')  # (a manifest half written)
+        status, _, err = run(capsys, *PLAY, "--out", out, "--resume")
+        assert status == 2 and one_line(err) and "holds no unit (a run killed as it" in err
+        assert run(capsys, *PLAY, "--out", out)[0] == 0 and not partial.exists()
+        shutil.rmtree(out)
+    (partial / "games.parquet").mkdir(parents=True)
+    (partial / "games.parquet" / "unit-0000000.parquet").write_bytes(b"a shard")
+    status, _, err = run(capsys, *PLAY, "--out", out, "--force")  # (no manifest, a shard: not
+    assert status == 2 and "not an interrupted barbaron run" in err  # an empty start: refused)
+
+
+def test_force_killed_as_it_removes_an_interrupted_run_leaves_one_to_resume(
+    tmp_path, capsys, monkeypatch
+):
+    """--force removed the interrupted run's folder with its manifest among the first files: a
+    kill half-way left shards without a manifest, refused from then on (QA). The manifest
+    now goes last: what a kill leaves is still an interrupted run."""
+    from barbaron import results
+
+    out = tmp_path / "f"
+    argv = [*PLAY, "--out", out, "--workers", "1"]
+    interrupted(tmp_path, capsys, argv, monkeypatch)
+    partial = Path(f"{out}.partial")
+    real = shutil.rmtree
+
+    def killed_after_the_first(path, *args, **kwargs):
+        real(path, *args, **kwargs)
+        raise KeyboardInterrupt  # (as a kill would stop it there)
+
+    monkeypatch.setattr(results.shutil, "rmtree", killed_after_the_first)
+    status, _, err = run(capsys, *argv, "--force")
+    monkeypatch.setattr(results.shutil, "rmtree", real)
+    assert status == 130 and (partial / "manifest.json").is_file()
+    assert run(capsys, *argv, "--resume")[0] == 0  # whatever it lost is played again
+    reference = tmp_path / "reference"
+    assert run(capsys, *PLAY, "--out", reference, "--workers", "1")[0] == 0
+    read = pd.read_parquet
+    assert read(out / "games.parquet").equals(read(reference / "games.parquet"))
+
+
+def test_results_that_cannot_be_moved_into_place_say_so_and_resume(tmp_path, capsys, monkeypatch):
+    """Its folder made read-only as the run ended: neither the move into place nor the lock
+    file's removal can be done, and the lock's error hid the move's ("x.lock: Operation not
+    permitted") while the line said the manifest was partial (QA). One line, what happened,
+    where the complete results are; --resume puts them in place."""
+    from barbaron import results
+
+    out = tmp_path / "x"
+    real_replace, real_unlink = os.replace, Path.unlink
+
+    def read_only(source, target):
+        if str(source).endswith(".partial"):
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        return real_replace(source, target)
+
+    def lock_stays(path, *args, **kwargs):
+        if path.name.endswith(".lock"):
+            raise PermissionError(errno.EPERM, "Operation not permitted", str(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(results.os, "replace", read_only)
+    monkeypatch.setattr(Path, "unlink", lock_stays)
+    status, _, err = run(capsys, *PLAY, "--out", out)
+    monkeypatch.undo()
+    assert status == 1 and one_line(err) and ".lock" not in err
+    assert f"cannot move {out}.partial to {out}: Operation not permitted" in err
+    assert "the results are complete in" in err and "--resume" in err
+    assert json.loads(Path(f"{out}.partial/manifest.json").read_text())["status"] == "complete"
+    assert run(capsys, *PLAY, "--out", out, "--resume")[0] == 0 and (out / "summary.json").exists()
+
+
+def test_a_ctrl_c_that_an_import_turned_into_another_error_is_still_an_interrupt(capsys):
+    """Ctrl-C inside numpy's import (the command imports it lazily) came out as numpy's
+    ImportError, a 61-line traceback and exit 1 (QA). The handler notes what it raised, and
+    the command line says "interrupted", exit 130; an error with no Ctrl-C behind it is still
+    a bug, raised."""
+    from barbaron import interrupts
+    from barbaron.cli import with_one_line_failures
+
+    def import_interrupted() -> int:
+        try:
+            interrupts.raise_interrupt(signal.SIGINT, None)  # (as the signal handler runs)
+        except KeyboardInterrupt:
+            raise ImportError("PyCapsule_Import could not import module 'datetime'") from None
+        return 0
+
+    assert with_one_line_failures(import_interrupted) == 130
+    assert capsys.readouterr().err == "error: interrupted\n"
+
+    def a_bug() -> int:
+        raise ImportError("no Ctrl-C behind this one")
+
+    with pytest.raises(ImportError):
+        with_one_line_failures(a_bug)
+
+
 # --- one run per folder -------------------------------------------------------------------------
 @pytest.mark.parametrize("force", [[], ["--force"]])
 def test_a_second_run_on_a_locked_folder_is_refused(tmp_path, capsys, force):

@@ -285,7 +285,11 @@ def test_a_study_takes_ctrl_c_back_once_it_runs():
         quiet_while_starting()
         assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
         interrupts.started()
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        handler = signal.getsignal(signal.SIGINT)  # Python's own, noted (raise_interrupt)
+        assert handler is interrupts.raise_interrupt and not interrupts.landed()
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGINT, None)
+        assert interrupts.landed()
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     finally:
         for s, handler in previous.items():
