@@ -262,7 +262,8 @@ def listing() -> list[str]:
         if name in entries:
             entry = entries[name]
             params = entry.parameter_text()
-            text = entry.description + (f"  ({params})" if params else "")
+            text = (entry.description + (f"  ({params})" if params else "")).lstrip()  # (QA:
+            # a plugin class without a docstring had its parameters out of line)
         else:
             text = f"(unusable) {unusable[name]}"
         lines.append(f"{name:<{width}}  {text}".rstrip())

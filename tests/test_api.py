@@ -188,6 +188,9 @@ def test_the_sprt_waits_for_enough_deals_that_differ():
     assert 0 < result.difference["differing_deals"] < MIN_DIFFERING_DEALS
     assert Sprt(0, 10).decision(10.0, MIN_DIFFERING_DEALS - 1) == ""
     assert Sprt(0, 10).decision(10.0, MIN_DIFFERING_DEALS) == "H1"
+    from barbaron.commands.compare import tables  # its LLR is not shown as if it meant something
+
+    assert "SPRT: LLR not yet taken, bounds -2.944 / +2.944: no decision" in tables(result.summary)
 
 
 def test_where_the_sprt_stops_depends_on_nothing_but_the_games():

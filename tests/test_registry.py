@@ -364,6 +364,17 @@ def test_an_entry_point_adds_a_bot(fake_distribution):
     assert make_bot("normal").cushion == 880  # the built-ins are still there
 
 
+def test_an_entry_point_without_a_docstring_lists_its_parameters_in_line(fake_distribution):
+    docstring = (
+        '    """A fake bot from a plugin.\n\n    Installed as the fakebots distribution.\n    """\n'
+    )
+    assert docstring in FAKE_MODULE
+    bare = FAKE_MODULE.replace(docstring, "")
+    fake_distribution("fake = fakebots_mod:FakeBot\n", {"fakebots_mod": bare})
+    assert bot_entries()["fake"].description == ""
+    assert "fake       (level=2)" in listing()  # (it had two more spaces, out of line: QA)
+
+
 def test_a_broken_entry_point_is_a_one_line_error_when_used(fake_distribution):
     fake_distribution(
         """
