@@ -12,6 +12,7 @@ results folder as the command line (``manifest.json``, ``games.parquet``, ``summ
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -258,7 +259,14 @@ def compare(
     so that where it stops does not depend on ``batch_size``: give none); otherwise
     ``max_games`` are played, rounded down to whole deals (a multiple of the rotations)."""
     from barbaron.harness import SHARE_SCALE, Arm
-    from barbaron.stats import Estimate, Span, Sprt, difference_elo, estimate
+    from barbaron.stats import (
+        MIN_DIFFERING_DEALS,
+        Estimate,
+        Span,
+        Sprt,
+        difference_elo,
+        estimate,
+    )
 
     execution = execution_of(options)
     new = checked(new, "NEW", "spec")
@@ -314,15 +322,19 @@ def compare(
         paired["differing"] += int((new_share != base_share).sum())
         if sprt is None:
             return False
-        llr = sprt.llr(score())
+        # not taken before MIN_DIFFERING_DEALS differ (a variance from a few deals makes any
+        # value: one deal gave -16525817.791, QA): nan in the trace, null in summary.json
+        under_way = paired["differing"] >= MIN_DIFFERING_DEALS
+        llr = sprt.llr(score()) if under_way else math.nan
         played = paired["deals"] * rotations
         trace.append({"games": played, "llr": llr})
         if execution.progress:
             from tqdm import tqdm
 
             lower, upper = sprt.bounds
+            shown = f"{llr:+.3f}" if under_way else "not yet taken"
             tqdm.write(
-                f"  {played:>10,} games per arm: LLR {llr:+.3f} (bounds {lower:+.3f}, {upper:+.3f})"
+                f"  {played:>10,} games per arm: LLR {shown} (bounds {lower:+.3f}, {upper:+.3f})"
             )
         return bool(sprt.decision(llr, paired["differing"]))
 

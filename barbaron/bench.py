@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from barbaron import interrupts
 from barbaron.batch import play_batch
 from barbaron.rules import Rules
 from barbaron.strategy import Strategy
+from barbaron.testing import fresh_python
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,10 @@ def time_command(argv: list[str], out: Path | None = None) -> CommandTiming:
     full = [*argv, *(["--out", str(out)] if out is not None else [])]
     start = time.perf_counter()
     with interrupts.deferred():  # (one that came while it started would orphan the command)
-        process = subprocess.Popen(
-            [sys.executable, "-P", "-m", "barbaron.cli", *full],  # (as the console script:
-            # not the current folder first on the import path)
+        command, env = fresh_python("barbaron.cli", *full)  # (this barbaron, as the console
+        process = subprocess.Popen(  # script runs it: not the current folder first)
+            command,
+            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -169,7 +169,8 @@ def _failure(e: BaseException) -> tuple[int | None, str]:
     from barbaron import interrupts
 
     if interrupts.landed():  # a Ctrl-C that C code turned into another error (an import's)
-        return 130, "interrupted"
+        said = " ".join(str(e).split())[:120]  # (what it became: in case it was not that)
+        return 130, f"interrupted (it came out as {type(e).__name__}{': ' * bool(said)}{said})"
     return None, ""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -353,6 +354,13 @@ class Totals:
             SHARE_SCALE * self.rotations,
         )
 
+    @functools.cached_property
+    def _one_bot(self) -> bool:
+        """Whether every spec of the lineup builds one bot (built once, when first asked)."""
+        from barbaron.runs import one_bot
+
+        return one_bot(self.arm.bots)
+
     def _span(self, copies: int, total: int, squares: int, scale: int) -> Span:
         """What the mean share of a bot's ``copies`` can be in a deal (its sums over the deals:
         ``total`` and ``squares`` of the values times ``scale``): one game at most, and exactly
@@ -363,11 +371,8 @@ class Totals:
         hard:risk=0 hard hard` had intervals around its exact 0.25)."""
         players = self.arm.rules.players
         every_deal_even = total * players == self.deals * scale and squares * self.deals == total**2
-        if self.rotations == players and self.deals and every_deal_even:
-            from barbaron.runs import one_bot  # (bots built only for a lineup that may be one)
-
-            if one_bot(self.arm.bots):
-                return Span(1 / players, 1 / players, self.rotations)
+        if self.rotations == players and self.deals and every_deal_even and self._one_bot:
+            return Span(1 / players, 1 / players, self.rotations)
         share = 1 / copies
         return Span(share if copies == players else 0.0, share, self.rotations)
 
@@ -430,7 +435,10 @@ class Totals:
             "bots": bots,
             "seats": seats,
             # without rotation each seat of a mixed lineup held one bot: seats and bots together
-            "seat_balance": {**balance.record(), "bots_fixed": r == 1 and len(bots) > 1},
+            "seat_balance": {
+                **balance.record(),
+                "bots_fixed": r == 1 and len(bots) > 1 and not self._one_bot,
+            },
         }
 
 

@@ -108,6 +108,7 @@ _unusable: dict[str, str] = {}  # name -> why it cannot be used (a broken entry 
 _scan_problem: list[str] = []  # why the entry points could not be read, if they could not
 _refused: list[str] = []  # entry points refused for claiming a registered (built-in) name
 _loaded = False
+_loading = False  # _load is importing the built-in bots and entry points now
 _resets = 0  # calls of reset() so far
 _lock = threading.RLock()
 
@@ -191,27 +192,33 @@ def _problem(name: str, why: str, *, built_in: bool) -> None:
 
 
 def _load() -> None:
-    """Import the built-in bots and load the entry points, once (until :func:`reset`)."""
-    global _loaded
+    """Import the built-in bots and load the entry points, once (until :func:`reset`). A call
+    made while they load (a plugin module that builds a bot as it imports) returns at once: the
+    built-ins are in by then, and a second scan would meet that module half imported."""
+    global _loaded, _loading
     if _loaded:
         return
     import pkgutil
     from importlib import metadata
 
-    with _lock:
-        if _loaded:
+    with _lock:  # (an RLock: the nested call of the loading thread gets here)
+        if _loaded or _loading:
             return
-        package = importlib.import_module(BOTS_PACKAGE)
-        for module in pkgutil.iter_modules(package.__path__, f"{BOTS_PACKAGE}."):
-            importlib.import_module(module.name)  # its @register decorators run
+        _loading = True
         try:
-            entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
-        except Exception as e:  # broken metadata of some installed package: no plugins
-            _scan_problem.append(f"cannot read entry points: {_one_line(e)}")
-            entry_points = ()
-        for ep in entry_points:
-            _load_entry_point(ep)
-        _loaded = True
+            package = importlib.import_module(BOTS_PACKAGE)
+            for module in pkgutil.iter_modules(package.__path__, f"{BOTS_PACKAGE}."):
+                importlib.import_module(module.name)  # its @register decorators run
+            try:
+                entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+            except Exception as e:  # broken metadata of some installed package: no plugins
+                _scan_problem.append(f"cannot read entry points: {_one_line(e)}")
+                entry_points = ()
+            for ep in entry_points:
+                _load_entry_point(ep)
+            _loaded = True
+        finally:
+            _loading = False
 
 
 def reset() -> None:

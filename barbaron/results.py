@@ -539,8 +539,11 @@ def never_started(partial: Path) -> bool:
         if partial.is_symlink() or not partial.is_dir() or (partial / "manifest.json").exists():
             return False
         for entry in partial.iterdir():
-            inner = entry.name in OWN_FOLDERS and entry.is_dir() and not entry.is_symlink()
-            if not (inner and not any(entry.iterdir())) and entry.name != "manifest.json.tmp":
+            if entry.is_symlink():
+                return False
+            empty_inner = entry.name in OWN_FOLDERS and entry.is_dir() and not any(entry.iterdir())
+            half_manifest = entry.name == "manifest.json.tmp" and entry.is_file()
+            if not (empty_inner or half_manifest):  # (a folder of that name: not ours, review)
                 return False
     except OSError:
         return False

@@ -41,6 +41,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -680,18 +681,9 @@ class _FreshProcess:
     """``python -m barbaron.testing SPEC`` running beside the check, to compare digests."""
 
     def __init__(self, spec: str, seed: int, games: int) -> None:
-        env = dict(os.environ)
+        command, env = fresh_python("barbaron.testing", spec, "--seed", str(seed))
+        command += ["--games", str(games)]
         env["PYTHONHASHSEED"] = "random"  # a bot that depends on hash() order shows it
-        own = {sys.prefix, sys.base_prefix, sys.exec_prefix}  # the child finds these itself
-        here = [p or os.getcwd() for p in sys.path]  # ('' is this process's current folder)
-        path = [p for p in here if not any(p.startswith(o) for o in own)]
-        if env.get("PYTHONPATH"):
-            path.append(env["PYTHONPATH"])
-        env["PYTHONPATH"] = os.pathsep.join(path)  # what imports here imports there
-        # -P: nothing else before it, as -m would put the current folder, whose random.py or
-        # numpy.py would then stand for the real one (QA: a correct bot failed "determinism")
-        command = [sys.executable, "-P", "-m", "barbaron.testing", spec]
-        command += ["--seed", str(seed), "--games", str(games)]
         self.process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
@@ -1198,6 +1190,35 @@ def check_strategy(
 
 
 # --- python -m barbaron.testing: the fresh process ------------------------------------------
+IMPORT_PATH = "BARBARON_IMPORT_PATH"  # the parent's import path, for a fresh process to append
+
+
+def fresh_python(module: str, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of a fresh Python that runs ``module`` with this very
+    barbaron and imports what this process imports. ``-P``: nothing comes before the standard
+    library but barbaron's own folder and PYTHONPATH, as here (``-m`` put the current folder
+    first, where a plugin saved as random.py stood for the real module: QA), and the rest of
+    this process's import path (a script's folder, a notebook's) is appended after the child's
+    own by :func:`take_parents_path` (``IMPORT_PATH``), as it was set up here by then."""
+    import barbaron
+
+    env = dict(os.environ)
+    own = (sys.prefix, sys.base_prefix, sys.exec_prefix)  # the child finds these itself
+    root = str(Path(barbaron.__file__).resolve().parents[1])  # (a clone that is not installed)
+    front = [p for p in (root, env.get("PYTHONPATH")) if p and not p.startswith(own)]
+    env["PYTHONPATH"] = os.pathsep.join(front)
+    here = [p or os.getcwd() for p in sys.path]  # ('' is this process's current folder)
+    env[IMPORT_PATH] = os.pathsep.join(p for p in here if not p.startswith(own))
+    return [sys.executable, "-P", "-m", module, *args], env
+
+
+def take_parents_path() -> None:
+    """In a process :func:`fresh_python` started: append its parent's import path."""
+    for entry in os.environ.get(IMPORT_PATH, "").split(os.pathsep):
+        if entry and entry not in sys.path:
+            sys.path.append(entry)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print ``digest GAME HASH`` per game of the check's first pass (the determinism check's
     fresh process)."""
@@ -1205,6 +1226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from barbaron.registry import BotSpecError
 
+    take_parents_path()
     parser = argparse.ArgumentParser(
         prog="python -m barbaron.testing",
         description="Play the games of 'barbaron check SPEC' and print a digest per game.",

@@ -35,6 +35,7 @@ from barbaron.bots.homie import Homie
 from barbaron import api
 from barbaron.params import read_number
 from barbaron.results import write_json
+from barbaron.stats import t_quantile
 from barbaron.tournament import ELO, INTERVAL, MODEL, fit_luce
 from experiments import common
 from experiments.common import run
@@ -46,7 +47,6 @@ FIELD = "normal"
 PLAYERS = 4
 SKILLS = [round(0.1 * i, 1) for i in range(11)]
 LEVELS = 10  # difficulty levels evenly spaced in rating, read off the curve
-Z = 1.959963984540054  # 95%
 
 
 def per_deal_wins(folder: Path, labels: list[str], deals: int) -> tuple[np.ndarray, np.ndarray]:
@@ -126,14 +126,15 @@ def curve(summary: dict, folder: Path, games: int) -> tuple[pd.DataFrame, object
             step = fit.ratings[i] - fit.ratings[i - 1]
             var = fit.cov[i, i] + fit.cov[i - 1, i - 1] - 2 * fit.cov[i, i - 1]
             rse = float(np.sqrt(max(var, 0.0)))
+            q = t_quantile(0.025, deals - 1)  # Student's t over the deals, as the ratings' own
             row |= {
                 "share_step": diff.mean(),
-                "share_step_ci_low": diff.mean() - Z * se,
-                "share_step_ci_high": diff.mean() + Z * se,
+                "share_step_ci_low": diff.mean() - q * se,
+                "share_step_ci_high": diff.mean() + q * se,
                 "rating_step": step,
-                "rating_step_ci_low": step - Z * rse,
-                "rating_step_ci_high": step + Z * rse,
-                "step": verdict(step - Z * rse, step + Z * rse),
+                "rating_step_ci_low": step - q * rse,
+                "rating_step_ci_high": step + q * rse,
+                "step": verdict(step - q * rse, step + q * rse),
             }
         rows.append(row)
     return pd.DataFrame(rows), fit

@@ -66,6 +66,7 @@ def test_the_seat_test_of_a_mixed_lineup_played_as_given_says_it_tests_bots_too(
     assert balance(LINEUP, rotate=False) == (True, True)  # each seat held one bot throughout
     assert balance(LINEUP, rotate=True) == (False, False)
     assert balance(["hard"] * 3, rotate=False) == (False, False)  # one bot: the seats alone
+    assert balance(["hard", "hard:risk=0", "hard"], rotate=False) == (False, False)  # (review)
 
 
 def test_compare_of_a_bot_with_itself_is_exactly_even():
@@ -178,12 +179,14 @@ def test_compare_sprt_stops_early_when_the_answer_is_clear():
 def test_the_sprt_waits_for_enough_deals_that_differ():
     """Two nearly identical bots differ in a few deals (margin -151 against -150: 26 of 10,000
     here); their plug-in variance put the LLR beyond a bound at the first look all the same."""
-    from barbaron.stats import MIN_DIFFERING_DEALS, Sprt
+    from barbaron.stats import MIN_DIFFERING_DEALS, Estimate, Sprt
 
     ask = {"field": ["greedy"], "elo0": -2, "elo1": 2, "max_games": 8192, "seed": 0}
     result = api.compare("hard:margin=-151", "hard", **ask)
     lower, upper = result.sprt["bounds"]
-    assert not lower < result.sprt["trace"][0]["llr"] < upper  # the old rule stopped here
+    assert all(math.isnan(look["llr"]) for look in result.sprt["trace"])  # not yet taken
+    few = Estimate(0.5 + 1e-4, 1e-5, 4096)  # a mean of zeros but for a few deals
+    assert not lower < Sprt(-2, 2).llr(few) < upper  # (the plug-in LLR the old rule stopped on)
     assert result.sprt["decision"] is None and result.games_total == 2 * 8192
     assert 0 < result.difference["differing_deals"] < MIN_DIFFERING_DEALS
     assert Sprt(0, 10).decision(10.0, MIN_DIFFERING_DEALS - 1) == ""

@@ -267,6 +267,10 @@ def test_a_plugin_named_like_a_module_passes_in_the_fresh_process(tmp_path, monk
     status, out, err = run(capsys, "check", "random.py:RandomBot", "--games", "120")
     assert status == 0, out + err
     assert "PASS determinism" in out and "in a fresh process" in out
+    # a notebook's path starts with '' (its current folder): the fresh process appends that
+    # after its own standard library, where the plugin is still found (review)
+    monkeypatch.syspath_prepend("")
+    assert check_strategy("random.py:RandomBot", games=120).passed
 
 
 def test_cli_passes_a_good_bot(capsys):

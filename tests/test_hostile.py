@@ -125,6 +125,12 @@ def test_a_run_killed_before_its_first_manifest_leaves_a_folder_the_next_run_tak
     (partial / "games.parquet" / "unit-0000000.parquet").write_bytes(b"a shard")
     status, _, err = run(capsys, *PLAY, "--out", out, "--force")  # (no manifest, a shard: not
     assert status == 2 and "not an interrupted barbaron run" in err  # an empty start: refused)
+    shutil.rmtree(partial)
+    (partial / "manifest.json.tmp").mkdir(parents=True)  # a folder of that name: the user's
+    (partial / "manifest.json.tmp" / "data.csv").write_text("1,2,3")
+    status, _, err = run(capsys, *PLAY, "--out", out)
+    assert status == 2 and "not an interrupted barbaron run" in err
+    assert (partial / "manifest.json.tmp" / "data.csv").exists()
 
 
 def test_force_killed_as_it_removes_an_interrupted_run_leaves_one_to_resume(
@@ -203,7 +209,10 @@ def test_a_ctrl_c_that_an_import_turned_into_another_error_is_still_an_interrupt
         return 0
 
     assert with_one_line_failures(import_interrupted) == 130
-    assert capsys.readouterr().err == "error: interrupted\n"
+    assert capsys.readouterr().err == (
+        "error: interrupted (it came out as ImportError: PyCapsule_Import could not import "
+        "module 'datetime')\n"
+    )
 
     def a_bug() -> int:
         raise ImportError("no Ctrl-C behind this one")

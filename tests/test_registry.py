@@ -28,6 +28,7 @@ from barbaron import params, registry
 from barbaron.errors import UsageError
 from barbaron.registry import BotSpecError, bot_entries, listing, make_bot, register
 from barbaron.strategy import Strategy
+from barbaron.testing import fresh_python
 
 BUILT_IN = {
     "autopilot": (Autopilot, {"cushion": 300}),
@@ -295,9 +296,9 @@ def test_a_plugin_file_registering_a_builtin_name_is_named_by_its_file(tmp_path)
     # in a process whose built-in bots are not loaded yet, the plugin first in the lineup took
     # the name and the built-in's import failed, in a line naming neither spec (QA)
     for bots in ([f"{plugin}:FakeNormal", "normal"], ["normal", f"{plugin}:FakeNormal"]):
-        command = [sys.executable, "-P", "-m", "barbaron.cli", "play", "--bots", *bots]
+        command, env = fresh_python("barbaron.cli", "play", "--bots", *bots)
         done = subprocess.run(
-            [*command, "--out", str(tmp_path / "out")], capture_output=True, text=True
+            [*command, "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env
         )
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.startswith(f"error: bot '{plugin}:FakeNormal': cannot import {plugin}")
@@ -373,6 +374,16 @@ def test_an_entry_point_without_a_docstring_lists_its_parameters_in_line(fake_di
     fake_distribution("fake = fakebots_mod:FakeBot\n", {"fakebots_mod": bare})
     assert bot_entries()["fake"].description == ""
     assert "fake       (level=2)" in listing()  # (it had two more spaces, out of line: QA)
+
+
+def test_an_entry_point_module_that_builds_bots_as_it_imports_still_loads(fake_distribution):
+    """A second scan of the entry points, started by a bot built while the first loaded this
+    module, met the module half imported and listed its bot as unusable (review)."""
+    builds = "from barbaron.registry import make_bot\nPARTNERS = [make_bot('normal'), "
+    builds += "make_bot('barbaron.bots.greedy:Greedy')]\n"
+    fake_distribution("fake = fakebots_mod:FakeBot\n", {"fakebots_mod": builds + FAKE_MODULE})
+    assert type(make_bot("fake")).__name__ == "FakeBot"
+    assert not any("unusable" in line for line in listing())
 
 
 def test_a_broken_entry_point_is_a_one_line_error_when_used(fake_distribution):

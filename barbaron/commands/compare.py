@@ -7,6 +7,7 @@ is 1/2 + (NEW's - BASE's win share) / 2, read as an Elo-style expected score."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from barbaron.commands._shared import (
@@ -101,9 +102,8 @@ def tables(summary: dict) -> str:
             None: "no decision within --max-games" + few_differ(diff["differing_deals"]),
         }[sprt["decision"]]
         lower, upper = map(read_number, sprt["bounds"])
-        llr = read_number(sprt["llr"])
-        # (a variance from a few differing deals makes any LLR: QA saw -16525817.791 of one)
-        shown = "not yet taken" if few_differ(diff["differing_deals"]) else f"{llr:+.3f}"
+        llr = read_number(sprt["llr"])  # (null until enough deals differ: not yet taken)
+        shown = "not yet taken" if math.isnan(llr) else f"{llr:+.3f}"
         lines.append(f"SPRT: LLR {shown}, bounds {lower:+.3f} / {upper:+.3f}: {verdict}")
     else:
         low, high = map(read_number, diff["win_share_ci"])
