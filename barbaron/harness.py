@@ -39,7 +39,7 @@ from barbaron.config import (
 )
 from barbaron.errors import RunFailed
 from barbaron.params import nearest_deals
-from barbaron.registry import make_bot
+from barbaron.registry import make_bots
 from barbaron.rules import Rules
 from barbaron.stats import Estimate, Span, estimate, seat_balance
 from barbaron.strategy import IllegalDecision, Strategy
@@ -213,9 +213,8 @@ def play_unit(job: Job, unit: int, strategies: dict[str, Strategy] | None = None
     players, rotations = job.players, job.rotations
     rows, tallies = [], []
     for arm in job.arms:
-        for spec in arm.bots:
-            if spec not in strategies:
-                strategies[spec] = make_bot(spec)
+        missing = [spec for spec in dict.fromkeys(arm.bots) if spec not in strategies]
+        strategies.update(zip(missing, make_bots(missing), strict=True))
         lineup = [strategies[spec] for spec in arm.bots]
         distinct = arm.distinct_bots
         bot_of = np.array([distinct.index(spec) for spec in arm.bots], dtype=np.int8)
@@ -870,7 +869,7 @@ def _load(job: Job) -> None:
 
     for arm in job.arms:  # (deal 0 in rotation 0: an illegal answer is named as play_unit's)
         try:
-            play_batch(arm.rules, [make_bot(spec) for spec in arm.bots], job.seed, np.arange(1))
+            play_batch(arm.rules, make_bots(arm.bots), job.seed, np.arange(1))
         except IllegalDecision as e:
             raise _in_the_games_numbers(e, job.rotations, 0, arm, len(job.arms)) from None
 

@@ -37,7 +37,7 @@ import numbers
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -523,6 +523,16 @@ def bot_class(spec: str) -> type:
             raise BotSpecError(f"bot {spec!r}: a plugin is FILE.py:ClassName or module:ClassName")
         return _load_class(spec, head, name)
     return _registered_class(spec, head)
+
+
+def make_bots(specs: Sequence[str]) -> list[Strategy]:
+    """:func:`make_bot` of every spec, the plugins' modules loaded first: a name one of them
+    registers as it loads is then known whatever the specs' order (QA: ``--bots mynew
+    reg.py:MyNew`` failed where the other order played, and replay printed it that way)."""
+    for spec in specs:
+        if isinstance(spec, str) and ":" in split_spec(spec)[0]:  # FILE.py:Class, module:Class
+            bot_class(spec)
+    return [make_bot(spec) for spec in specs]
 
 
 def make_bot(spec: str) -> Strategy:

@@ -444,11 +444,11 @@ def execution_of(options: RunOptions) -> Execution:
 
 def build_bots(specs: Sequence[str]) -> list:
     """Build every spec, so that a bad one fails before any game is played."""
-    from barbaron.registry import BotSpecError, make_bot
+    from barbaron.registry import BotSpecError, make_bots
 
     specs = specs_of(specs, "bots")
     try:
-        return [make_bot(spec) for spec in specs]
+        return make_bots(specs)
     except BotSpecError as e:
         raise UsageError(str(e)) from None
 

@@ -305,6 +305,22 @@ def test_a_plugin_file_registering_a_builtin_name_is_named_by_its_file(tmp_path)
         assert "'normal' registered twice" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_name_a_plugin_registers_is_known_in_its_lineup_in_either_order(
+    tmp_path, scratch_registry
+):
+    """``--bots mynew reg.py:MyNew`` failed ("unknown bot 'mynew'") where the other order
+    played, and replay printed the failing order as its command (QA)."""
+    from barbaron.registry import make_bots
+
+    plugin = tmp_path / "reg.py"
+    plugin.write_text(
+        "from barbaron.registry import register\nfrom barbaron.strategy import Strategy\n"
+        "@register('mynew')\nclass MyNew(Strategy):\n    pass\n"
+    )
+    first, second = make_bots(["mynew", f"{plugin}:MyNew"])
+    assert type(first) is type(second) and type(first).__name__ == "MyNew"
+
+
 @pytest.mark.parametrize("name", ["", "my.bot", "a:b", "x y", "9lives", None])
 def test_a_bot_name_must_fit_in_a_spec(name):
     with pytest.raises(ValueError, match="a bot name is"):
