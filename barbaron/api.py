@@ -259,14 +259,7 @@ def compare(
     so that where it stops does not depend on ``batch_size``: give none); otherwise
     ``max_games`` are played, rounded down to whole deals (a multiple of the rotations)."""
     from barbaron.harness import SHARE_SCALE, Arm
-    from barbaron.stats import (
-        MIN_DIFFERING_DEALS,
-        Estimate,
-        Span,
-        Sprt,
-        difference_elo,
-        estimate,
-    )
+    from barbaron.stats import Estimate, Span, Sprt, difference_elo, estimate
 
     execution = execution_of(options)
     new = checked(new, "NEW", "spec")
@@ -322,9 +315,7 @@ def compare(
         paired["differing"] += int((new_share != base_share).sum())
         if sprt is None:
             return False
-        # not taken before MIN_DIFFERING_DEALS differ (a variance from a few deals makes any
-        # value: one deal gave -16525817.791, QA): nan in the trace, null in summary.json
-        under_way = paired["differing"] >= MIN_DIFFERING_DEALS
+        under_way = sprt.under_way(paired["differing"])  # (before: nan, null in summary.json)
         llr = sprt.llr(score()) if under_way else math.nan
         played = paired["deals"] * rotations
         trace.append({"games": played, "llr": llr})

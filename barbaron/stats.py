@@ -372,13 +372,19 @@ class Sprt:
         var = score.se**2 * score.deals
         return (s1 - s0) * (2 * score.mean - s0 - s1) / (2 * var) * score.deals
 
+    @staticmethod
+    def under_way(differing: int) -> bool:
+        """Whether the test is taken yet, ``differing`` deals so far having paired scores that
+        differ. Two near-identical bots differ in a few deals: the normal approximation of a
+        mean of mostly zeros, its variance estimated from a handful of non-zeros, would stop on
+        noise (3 differing deals of 3,072 once "accepted" elo1), and its LLR means nothing (one
+        deal gave -16525817.791), so neither counts before :data:`MIN_DIFFERING_DEALS`."""
+        return differing >= MIN_DIFFERING_DEALS
+
     def decision(self, llr: float, differing: int) -> str:
-        """'H1' (stronger), 'H0' (not stronger by elo1) or '' (keep going). ``differing``: the
-        deals so far where the two sides' scores differ. Two near-identical bots differ in a
-        few deals: the normal approximation of a mean of mostly zeros, its variance estimated
-        from a handful of non-zeros, would stop on noise (3 differing deals of 3,072 once
-        "accepted" elo1), so there is no answer before :data:`MIN_DIFFERING_DEALS`."""
-        if differing < MIN_DIFFERING_DEALS:
+        """'H1' (stronger), 'H0' (not stronger by elo1) or '' (keep going, or not yet
+        :meth:`under_way` with ``differing`` deals that differ)."""
+        if not self.under_way(differing):
             return ""
         lower, upper = self.bounds
         return "H1" if llr >= upper else "H0" if llr <= lower else ""

@@ -57,9 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def few_differ(differing: int) -> str:
     """Why the SPRT may not have decided: too few deals came out differently."""
-    from barbaron.stats import MIN_DIFFERING_DEALS
+    from barbaron.stats import MIN_DIFFERING_DEALS, Sprt
 
-    if differing >= MIN_DIFFERING_DEALS:
+    if Sprt.under_way(differing):
         return ""
     deals = "deal" if differing == 1 else "deals"
     return f" (only {differing} {deals} came out differently; it needs {MIN_DIFFERING_DEALS})"
