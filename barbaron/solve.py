@@ -22,16 +22,20 @@ stays the designer's choice and only the compensation is solved. The equations: 
   mostly the rounding of a few deals, and near the root the search is a chord's. Every
   step is damped (no seat moves more than :data:`MAX_STEP` coins at once) and the coins are
   rounded to multiples of 5 (R9). Where the shares do not respond to the extra coins at all
-  (a start far from fair: a singular Jacobian), the step is the damped one toward 1/P, each
-  seat by its own sign, and the next iteration measures the Jacobian again. A larger step back
+  (a start far from fair: a singular Jacobian), or the Newton step would take a seat whose
+  share is more than 1/(2P) from seat 0's further from it (a Jacobian measured or updated where
+  the shares barely respond can point anywhere), the step is the damped one toward seat 0's
+  share, each seat by its own sign (a seat winning as often as seat 0 stays), and the next
+  iteration measures the Jacobian again. A larger step back
   to coins already played at full size is a cycle (from a start so far off that the shares
   barely respond there, the Jacobian measured there overshoots): the Jacobian is then
   corrected by the secant through the last two full-size iterations (Broyden's update), and
   the step halved until it lands on coins not played yet. The search stops when a full-size
   iteration's step rounds to no change, or leads back to coins already played at full size
-  (rounding's own back-and-forth; converged when that last step is at most 5 coins a seat,
-  not cut short, and no seat's coins were held at 0 or at the most allowed: the fair point
-  then lies beyond), or after ``iterations``. The
+  (converged when that last step is at most 5 coins a seat, not cut short, back to the
+  iteration just before, rounding's own back-and-forth, and no seat's coins were held at 0 or
+  at the most allowed: the fair point then lies beyond; back to older coins, the search
+  wandered within the noise of its games), or after ``iterations``. The
   solution is the full-size iteration's coins closest to fair (the smallest largest seat
   deviation). The root's error is the search's sampling error (about 0.05 percentage points
   a seat at 1,000,000 games): hence a search as large as the confirmation by default.
@@ -48,7 +52,6 @@ integer tallies.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -214,6 +217,7 @@ def solve_seats(
             "solution_iteration": search["solution_iteration"],
             "converged": search["converged"],
             "held_at_limit": search["held_at_limit"],
+            "back_to_iteration": search["back_to_iteration"],
             "method": METHOD,
             "search": search["settings"],
             "iterations": search["iterations"],
@@ -251,7 +255,7 @@ def _search(
     full: dict[tuple[int, ...], int] = {}  # coins played at full size -> their iteration
     history: list[dict] = []
     jacobian = None  # d share of seat i / d coins of seat j, seats 1..P-1
-    converged, played, started = False, 0, time.perf_counter()
+    converged, back, played, started = False, None, 0, time.perf_counter()
     for k in range(iterations):
         warm = WARM_UP[k] if k < len(WARM_UP) and k < iterations - 1 else 1
         n = max(rotations, search_games // warm // rotations * rotations)
@@ -272,14 +276,15 @@ def _search(
             jacobian = measured
         elif history and history[-1]["games"] == search_games:  # two full-size in a row
             jacobian = _secant(jacobian, coins, share, history[-1])
-        try:
-            step, moved, held = _step(jacobian, coins, share)
-        except np.linalg.LinAlgError:  # no response to +STEP coins here: far from fair (QA:
-            # 83 of 190 starts far off failed so): the damped step toward 1/players by each
-            # seat's own sign (more coins, more wins), measured again there
+        step = _newton(jacobian, share)
+        if step is None:  # no response to +STEP coins here, or a step a seat far off would
+            # take further off: far from fair (QA: 83 of 190 far starts failed on the first;
+            # from 0/0/0/3000 the second gave seat 3, winning 99%, 300 coins more), the damped
+            # step toward seat 0's share by each seat's own sign (more coins, more wins; a seat
+            # winning as often as seat 0 stays), measured again there
             jacobian = None
-            toward = MAX_STEP * np.sign(1 / players - share[1:])
-            step, moved, held = _step(None, coins, share, toward)
+            step = MAX_STEP * np.sign(share[0] - share[1:])
+        moved, held = _move(coins, step)
         halved = False  # (a step cut short is no sign of a root)
         if n == search_games and tuple(moved) in full and _largest(moved, coins) > ROUND:
             # back to coins played already: a cycle, where the Jacobian measured far from here
@@ -289,11 +294,12 @@ def _search(
             # with the fair coins between 500 and 800).
             if history[-1]["games"] == search_games and not measure:
                 secant = _secant(jacobian, coins, share, history[-1], guarded=False)
-                with contextlib.suppress(np.linalg.LinAlgError):  # singular: keep J
-                    step, moved, held = _step(secant, coins, share)
-                    jacobian = secant
+                if (along := _newton(secant, share)) is not None:  # (None: keep J)
+                    step, jacobian = along, secant
+                    moved, held = _move(coins, step)
             while tuple(moved) in full and _largest(moved, coins) > ROUND:
-                step, moved, held = _step(jacobian, coins, share, step / 2)
+                step = step / 2
+                moved, held = _move(coins, step)
                 halved = True
         deviation = 100 * float(np.abs(share - 1 / players).max())
         history.append(
@@ -321,7 +327,10 @@ def _search(
         if n == search_games:
             full[tuple(coins)] = k
             if tuple(moved) in full:  # no change (or a step of 5 back to coins played)
-                converged = not held and not halved  # (a step a limit holds back: no root)
+                back = full[tuple(moved)]  # (k: no change; k - 1: rounding's back-and-forth)
+                # not converged: a step a limit holds back (no root there), or one back to older
+                # coins (a wander within the noise of the search's games, QA)
+                converged = not held and not halved and back >= k - 1
                 break
         coins = moved
     # the closest to fair of the full-size iterations (the last is one); ties: the earliest
@@ -331,6 +340,7 @@ def _search(
         "solution_iteration": best,
         "converged": converged,
         "held_at_limit": held,  # seats the last step wanted beyond 0 .. the most coins allowed
+        "back_to_iteration": back,  # the full-size iteration whose coins the last step chose
         "iterations": history,
         "settings": {
             "seed": execution.seed,
@@ -348,18 +358,26 @@ def _search(
     }
 
 
-def _step(
-    jacobian: np.ndarray | None,
-    coins: list[int],
-    share: np.ndarray,
-    step: np.ndarray | None = None,
-) -> tuple[np.ndarray, list[int], list[dict]]:
-    """The Newton step toward even shares (or ``step`` as given), damped; the coins it moves to,
-    in 5s within the limits; and the seats a limit held back, with the coins there. A singular
-    Jacobian raises numpy's LinAlgError."""
-    if step is None:
-        step = np.linalg.solve(jacobian, 1 / len(coins) - share[1:])
-        step = step * min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
+def _newton(jacobian: np.ndarray | None, share: np.ndarray) -> np.ndarray | None:
+    """The Newton step toward even shares, damped; None where there is none to trust: no
+    Jacobian, a singular one, or a step that takes a seat whose share is more than
+    1/(2 players) from seat 0's further from it (a Jacobian measured or updated where the
+    shares barely respond points anywhere; near fair every seat is well within that)."""
+    if jacobian is None:
+        return None
+    try:
+        step = np.linalg.solve(jacobian, 1 / len(share) - share[1:])
+    except np.linalg.LinAlgError:
+        return None
+    step = step * min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
+    gap = share[1:] - share[0]  # > 0: the seat wins more than seat 0, so needs fewer coins
+    far = np.abs(gap) > 1 / (2 * len(share))
+    return None if (far & (step * gap > 0) & (np.abs(step) >= ROUND / 2)).any() else step
+
+
+def _move(coins: list[int], step: np.ndarray) -> tuple[list[int], list[dict]]:
+    """The coins ``step`` moves seats 1.. to, in 5s within the limits; and the seats a limit
+    held back, with the coins there."""
     upper = MAX_START_COINS - STEP  # room for the Jacobian's extra coins
     wanted = [
         math.floor((c + d) / ROUND + 0.5) * ROUND for c, d in zip(coins[1:], step, strict=True)
@@ -368,7 +386,7 @@ def _step(
     held = [
         {"seat": seat, "limit": moved[seat]} for seat, w in enumerate(wanted, 1) if w != moved[seat]
     ]
-    return step, moved, held
+    return moved, held
 
 
 def _secant(

@@ -236,6 +236,12 @@ def _solve_tables(s: dict) -> str:
         + ("below 0" if h["limit"] == 0 else f"above {h['limit']:,}")
         for h in s.get("held_at_limit") or []
     )
+    back = s.get("back_to_iteration")  # (None in a folder from before 4 December 2026)
+    if not beyond and back is not None and back < s["iterations"][-1]["iteration"] - 1:
+        beyond = (
+            f"back to iteration {back}'s coins, a wander within the noise of "
+            f"{search['games']:,} games (more --search-games narrow it)"
+        )
     state = (
         "converged"
         if s["converged"]
