@@ -69,6 +69,18 @@ def test_the_seat_test_of_a_mixed_lineup_played_as_given_says_it_tests_bots_too(
     assert balance(["hard", "hard:risk=0", "hard"], rotate=False) == (False, False)  # (review)
 
 
+def test_the_bonus_sweep_of_a_mixed_lineup_played_as_given_says_it_tests_bots_too():
+    """The seats table's balance p and even bonus of a --no-rotate mixed lineup measure the
+    bots too, and said nothing of it (QA)."""
+    from barbaron.commands.seats import tables
+
+    def noted(rotate):
+        result = api.seats(LINEUP, bonus=[0, 100], games=240, rotate=rotate, **COMMON)
+        return "balance p and the even bonus: each seat held one bot" in tables(result.summary)
+
+    assert noted(rotate=False) and not noted(rotate=True)
+
+
 def test_compare_of_a_bot_with_itself_is_exactly_even():
     result = api.compare("normal", "normal:cushion=880", max_games=2000, **COMMON)
     assert isinstance(result, api.CompareResult)

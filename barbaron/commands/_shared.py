@@ -222,6 +222,12 @@ def bot_table(arm: dict) -> str:
     return "\n".join(lines)
 
 
+BOTS_FIXED = (  # a seat-balance test of a mixed lineup played without rotation
+    "each seat held one bot throughout: this tests seats and bots together "
+    "(in rotation, without --no-rotate, it tests the seats alone)"
+)
+
+
 def seat_table(arm: dict) -> str:
     """The per-seat table and the seat-balance test."""
     from barbaron.rules import Rules
@@ -241,12 +247,8 @@ def seat_table(arm: dict) -> str:
         # not rejecting is not proof of balance: how close the seats are is in their intervals
         verdict = "no imbalance detected" if bal["balanced"] else "seats NOT balanced"
         statistic = read_number(bal["statistic"])  # summary.json writes an infinite one as null
-        together = (  # (a summary from before the key: its lineups rotated, or said nothing)
-            ", but each seat held one bot throughout: this tests seats and bots together "
-            "(in rotation, without --no-rotate, it tests the seats alone)"
-            if bal.get("bots_fixed")
-            else ""
-        )
+        # (a summary from before the key: its lineups rotated, or said nothing)
+        together = f", but {BOTS_FIXED}" if bal.get("bots_fixed") else ""
         lines.append(
             f"seat balance: T2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
             f"{bal['dof']} dof, "

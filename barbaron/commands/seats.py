@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from barbaron.commands._shared import (
+    BOTS_FIXED,
     Once,
     add_rules_options,
     add_run_options,
@@ -130,6 +131,8 @@ def tables(summary: dict) -> str:
             f"{read_number(p['slope']):>+9.5f}"
         )
     lines.append("(each seat: win share and how far its 95% interval reaches on either side)")
+    if points[0]["seat_balance"].get("bots_fixed"):
+        lines.append(f"balance p and the even bonus: {BOTS_FIXED}")
     if untestable:
         lines.append("(balance p '-': not testable, too few deals or no variation)")
     if math.isnan(read_number(even["bonus"])):
