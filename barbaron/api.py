@@ -517,7 +517,7 @@ def sweep(
     values = listed(values)
     text = _takes_text(bot, param)
     if isinstance(values, str):
-        values = parameter_values(values, "--param", text_values=text)
+        values = parameter_values(values, f"--param {param}", text_values=text)
     elif isinstance(values, bytes | dict | set) or not isinstance(values, Sequence):
         raise UsageError(
             f"values must be text like '0:600:50' or a list of values of {param}, "

@@ -130,9 +130,11 @@ class Execution:
         try:
             return Rules(**{k: v for k, v in values.items() if v is not None})
         except ValueError as e:
+            from barbaron.config import RULES_OPTIONS
+
             message = str(e)
-            for name in ("start_coins", "seat_bonus", "seat_coins"):
-                message = message.replace(name, "--" + name.replace("_", "-"))
+            for name, option in RULES_OPTIONS.items():  # (QA: "rules: rounds must be ...")
+                message = message.replace(f"rules: {name}", f"rules: {option}")
             raise UsageError(message) from None
 
     def job(self, arms: list[Arm], games: int, *, rotate: bool | None = None) -> Job:

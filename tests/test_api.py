@@ -473,7 +473,12 @@ def test_players_must_agree_with_the_specs(call, message):
         (["play", "--bots", "easy", "hard", "--games", "1"],
          "--games 1 is not a multiple of the 2 rotations (each deal is played in every "
          "rotation): use 2, or --no-rotate"),
-        (["sweep", "--bot", "easy", "--param", "cushion=0,,5"], "--param has an empty value"),
+        (["sweep", "--bot", "easy", "--param", "cushion=0,,5"],
+         "--param cushion has an empty value"),
+        (["sweep", "--bot", "normal", "--param", "cushion=0:600:0"],
+         "--param cushion '0:600:0': STEP must be above 0"),  # (QA: the name was dropped)
+        (["play", "--bots", "easy", "hard", "--rounds", "0"],
+         "rules: --rounds must be between 1 and 1000, got 0"),  # (QA: "rules: rounds")
         (["sweep", "--bot", "normal", "--param", "cushion=0,100", "--param", "cushion=5"],
          "--param given twice: give all its values at once"),
         (["play", "--bots", "hard", "easy", "--bots", "normal", "normal"], "--bots given twice"),
