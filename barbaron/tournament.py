@@ -105,6 +105,20 @@ class LuceFit:
         half = self.quantile * self.se[bot]
         return (self.ratings[bot] - half, self.ratings[bot] + half)
 
+    def contrast(self, weights: np.ndarray) -> tuple[float, list[float], float]:
+        """``weights @ ratings`` with its 95% interval and standard error from the ratings'
+        covariance (a gap between two bots needs it: each rating's own interval is relative
+        to the anchor). A bot of the contrast at -inf or +inf: nan interval and error."""
+        used = np.asarray(weights) != 0  # (a bot not in it may be at -inf, its covariance nan)
+        w = np.asarray(weights, dtype=float)[used]
+        with np.errstate(invalid="ignore"):  # two bots at -inf: their gap is nan
+            value = float(w @ self.ratings[used])
+        if not math.isfinite(value):
+            return value, [math.nan, math.nan], math.nan
+        variance = float(w @ self.cov[np.ix_(used, used)] @ w)
+        se = math.sqrt(variance) if variance >= 0 else math.nan
+        return value, [value - self.quantile * se, value + self.quantile * se], se
+
 
 def fit_luce(
     lineups: np.ndarray,
@@ -704,33 +718,19 @@ def _summary(run, gather: _Gather, pool, lineups, anchor: int, gauntlet) -> dict
     }
 
 
-def _contrast(fit: LuceFit, weights: np.ndarray) -> tuple[float, list[float]]:
-    """``weights @ ratings`` with its 95% interval from the ratings' covariance (a gap between
-    two bots needs it: each rating's own interval is relative to the anchor)."""
-    used = weights != 0  # (a bot not in the contrast may be at -inf, its covariance nan)
-    w = weights[used]
-    with np.errstate(invalid="ignore"):  # two bots at -inf: their gap is nan
-        value = float(w @ fit.ratings[used])
-    if not math.isfinite(value):  # a bot of the contrast at -inf or +inf: no interval
-        return value, [math.nan, math.nan]
-    variance = float(w @ fit.cov[np.ix_(used, used)] @ w)
-    se = math.sqrt(variance) if variance >= 0 else math.nan
-    return value, [value - fit.quantile * se, value + fit.quantile * se]
-
-
 def _gaps(fit: LuceFit, pool: list[str]) -> tuple[list[dict], list[dict]]:
     """The gaps between neighbours in the pool's order, and how much each gap differs from the
     one before it (0 for evenly spaced bots, as the Homies should be)."""
     n = len(pool)
     gaps, spacing = [], []
     for i in range(n - 1):
-        value, ci = _contrast(fit, np.eye(n)[i + 1] - np.eye(n)[i])
+        value, ci, _ = fit.contrast(np.eye(n)[i + 1] - np.eye(n)[i])
         gaps.append(
             {"gap": f"{pool[i + 1]} - {pool[i]}", "bots": [pool[i], pool[i + 1]], "value": value}
             | {"ci": ci}
         )
     for i in range(n - 2):
-        value, ci = _contrast(fit, np.eye(n)[i + 2] - 2 * np.eye(n)[i + 1] + np.eye(n)[i])
+        value, ci, _ = fit.contrast(np.eye(n)[i + 2] - 2 * np.eye(n)[i + 1] + np.eye(n)[i])
         spacing.append(
             {"difference": f"({gaps[i + 1]['gap']}) - ({gaps[i]['gap']})"}
             | {"bots": pool[i : i + 3], "value": value, "ci": ci}

@@ -123,18 +123,17 @@ def curve(summary: dict, folder: Path, games: int) -> tuple[pd.DataFrame, object
         if i:
             diff = (dial[i] - dial[i - 1]) / rotations  # paired: the same deals
             se = diff.std(ddof=1) / np.sqrt(deals)
-            step = fit.ratings[i] - fit.ratings[i - 1]
-            var = fit.cov[i, i] + fit.cov[i - 1, i - 1] - 2 * fit.cov[i, i - 1]
-            rse = float(np.sqrt(max(var, 0.0)))
+            unit = np.eye(len(fit.ratings))  # (the points, then the field)
+            step, (step_low, step_high), _ = fit.contrast(unit[i] - unit[i - 1])
             q = t_quantile(0.025, deals - 1)  # Student's t over the deals, as the ratings' own
             row |= {
                 "share_step": diff.mean(),
                 "share_step_ci_low": diff.mean() - q * se,
                 "share_step_ci_high": diff.mean() + q * se,
                 "rating_step": step,
-                "rating_step_ci_low": step - q * rse,
-                "rating_step_ci_high": step + q * rse,
-                "step": verdict(step - q * rse, step + q * rse),
+                "rating_step_ci_low": step_low,
+                "rating_step_ci_high": step_high,
+                "step": verdict(step_low, step_high),
             }
         rows.append(row)
     return pd.DataFrame(rows), fit

@@ -378,11 +378,10 @@ def difference(fit, pool: list[str], weights: dict[str, float]) -> dict:
     if infinite:
         note = f"not measurable: {', '.join(infinite)} never or always won (play more games)"
         return {"value": math.nan, "ci": [math.nan, math.nan], "se": math.nan, "note": note}
-    w = np.array(list(weights.values()), dtype=float)
-    value = float(w @ fit.ratings[at])
-    se = float(np.sqrt(max(w @ fit.cov[np.ix_(at, at)] @ w, 0.0)))
-    q = fit.quantile  # (Student's t on deals - 1, as the tournament's gaps)
-    return {"value": value, "ci": [value - q * se, value + q * se], "se": se}
+    vector = np.zeros(len(pool))
+    vector[at] = list(weights.values())
+    value, ci, se = fit.contrast(vector)  # (Student's t on deals - 1, as the tournament's gaps)
+    return {"value": value, "ci": ci, "se": se}
 
 
 def beginner_check(pairs: pd.DataFrame, ones: pd.DataFrame) -> dict:

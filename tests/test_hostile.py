@@ -964,7 +964,10 @@ def test_debug_shows_the_traceback(tmp_path, capsys):
         (["seats", "--bots", "easy", "--bonus", "0:inf:5"], "--bonus must look like"),
         (["seats", "--bots", "easy", "--bonus", "0:1e9:1"], "at most 1,000"),
         (["sweep", "--bot", "hard", "--param", "risk=0:1e9:1"], "at most 1,000"),
-        (["sweep", "--bot", "hard", "--param", "risk=nan,1"], "--param value nan is not a finite"),
+        (
+            ["sweep", "--bot", "hard", "--param", "risk=nan,1"],
+            "--param risk value nan is not a finite",
+        ),
         (["play", "--bots", "easy", "easy", "--games", str(10**18)], "--games must be from 1 to"),
         (["play", "--bots", "easy", "easy", "--workers", "1000"], "--workers must be from 1"),
         (["play", "--bots", "easy", "easy", "--batch-size", str(10**12)], "--batch-size must be"),
