@@ -404,8 +404,10 @@ document.getElementById("prev").onclick = () => show(cur - 1);
 document.getElementById("next").onclick = () => show(cur + 1);
 document.getElementById("last").onclick = () => show(F.length - 1);
 document.addEventListener("keydown", (e) => {
-  if (e.key === "ArrowLeft") show(cur - 1);
-  if (e.key === "ArrowRight") show(cur + 1);
+  const step = {ArrowLeft: -1, ArrowRight: 1}[e.key];
+  if (step === undefined) return;
+  e.preventDefault();  // the slider, when focused, would move one turn more
+  show(cur + step);
 });
 function fromHash() {
   const m = /turn=(last|\\d+)/.exec(location.hash);

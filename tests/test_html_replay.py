@@ -146,6 +146,23 @@ def test_in_a_real_browser_the_last_turn_shows_the_engines_worths(seeded_page, t
     assert 'data-frame="40"' in dom  # the script stepped to the last turn
 
 
+def test_in_a_real_browser_an_arrow_key_on_the_slider_moves_one_turn(seeded_page, tmp_path):
+    """With the slider focused, its own arrow-key step came on top of the page's: every key
+    skipped a turn (QA). The page's handler takes the key (preventDefault), as a script can
+    see: a browser's default action follows only a real key, not a scripted one."""
+    path, _ = seeded_page
+    probe = tmp_path / "probe.html"
+    script = (
+        "<script>const probed = document.getElementById('slider'); probed.focus();"
+        "const key = new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true, "
+        "cancelable: true}); probed.dispatchEvent(key);"
+        "document.body.setAttribute('data-taken', String(key.defaultPrevented));</script>"
+    )
+    probe.write_text(path.read_text().replace("</body>", script + "</body>"))
+    dom = browser_dom(probe, tmp_path / "profile")  # (it opens at #turn=last: the key is ignored
+    assert 'data-taken="true"' in dom  # at the last turn, and still taken from the slider)
+
+
 def test_in_a_real_browser_the_coins_axis_fits_a_million(tmp_path, capsys):
     """Its labels were whole numbers: 1050299 ran off the chart's left edge (QA)."""
     page = tmp_path / "rich.html"
