@@ -229,6 +229,23 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
+def _raised_at(error: BaseException) -> str:
+    """Where ``error`` came from, as `` (at my_bot.py:140 in Crasher.takeover_one)``: the
+    innermost frame outside Python's library and installed packages, where a bot's own mistake
+    is; and, for a write to the read-only view, what that means."""
+    import sysconfig
+    import traceback
+
+    library = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [f for f in frames if not f.filename.startswith(library)] or frames
+    at = f" (at {_short_path(own[-1].filename)}:{own[-1].lineno} in {own[-1].name})" if own else ""
+    text = str(error)
+    if "does not support item assignment" in text or "read-only" in text:
+        at += "; what a bot is handed is read-only: a bot never changes the game"
+    return at
+
+
 class _BotFailure(Exception):
     """The checked bot raised or answered something the contract forbids, in ``game``."""
 
@@ -345,7 +362,7 @@ class _Probe(AnswersInOne):
 
     def _which_row_raises(self, view, games, bars, name, error) -> _BotFailure:
         """The failure of a call that raised, naming the first game that raises alone."""
-        text = f"{name} raised {_one_line(error)}"
+        text = f"{name} raised {_one_line(error)}{_raised_at(error)}"
         if games.size > 1:
             for i in range(games.size):
                 try:  # (read-only copies, as the engine hands them)

@@ -37,6 +37,9 @@ def fixture(name: str) -> str:
     return f"{FIXTURES}:{name}"
 
 
+RAISES_AT = next(  # the line of RaisesOnGoldenMile's raise
+    n for n, line in enumerate(FIXTURES.read_text().splitlines(), 1) if "Golden Mile is" in line
+)
 # what each bad bot must fail (exactly these checks) and words its first failure must show
 BAD = {
     "GlobalNumpyRandom": ({GLOBAL_RANDOM}, ["numpy.random.random", "bad_bots.py:"]),
@@ -49,7 +52,15 @@ BAD = {
     "UpgradesBarZero": ({LEGAL}, ["UpgradesBarZero.upgrade answered bar 0", "may not upgrade"]),
     "WrongCount": ({LEGAL}, ["WrongCount.buy must return", "got shape ("]),
     "WrongDtype": ({LEGAL}, ["booleans", "of int64"]),
-    "RaisesOnGoldenMile": ({LEGAL}, ["RaisesOnGoldenMile.takeover raised ZeroDivisionError"]),
+    "RaisesOnGoldenMile": (
+        {LEGAL},  # where it raised, as a traceback's last line (QA)
+        [
+            "RaisesOnGoldenMile.takeover raised ZeroDivisionError",
+            "(at ",
+            f"bad_bots.py:{RAISES_AT} in takeover)",
+        ],
+    ),
+    "WritesItsView": ({LEGAL}, ["WritesItsView.buy_one raised TypeError", "is read-only"]),
     "ChangesGames": ({LEGAL}, ["ChangesGames.buy changed its games argument in place"]),
     "PaysItselfTen": ({BATCH}, ["on the reference engine", "coins ["]),
     "ShortensTheNight": ({LEGAL}, ["ShortensTheNight.buy changed the rules it was shown (rounds)"]),
