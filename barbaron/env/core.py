@@ -100,11 +100,66 @@ def obs_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     low[3 * p : 3 * p + 12] = -1
     high[3 * p : 3 * p + 12] = p - 1
     high[3 * p + 12 : 3 * p + 24] = R.MAX_LEVEL
-    low[3 * p + 24], high[3 * p + 24] = 1, rules.rounds
+    low[3 * p + 24], high[3 * p + 24] = 0, rules.rounds  # (0: a Box of one round is no point)
     high[3 * p + 25] = p - 1
     high[3 * p + 26 : 3 * p + 29] = 1
     low[3 * p + 29], high[3 * p + 29] = -1, R.N_BARS - 1
     return low, high
+
+
+RENDER_MODES = ["human", "ansi"]  # render(): the board as text, printed or returned
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    """``mode`` if it is None or one of :data:`RENDER_MODES`; else a ValueError."""
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {mode!r}")
+    return mode
+
+
+def render(mode: str | None, table: Table | None, heading: str, agent: str = "agent") -> str | None:
+    """An environment's render(): :func:`board`, printed (``"human"``, then None) or returned
+    (``"ansi"``); None without a render mode."""
+    if mode is None:
+        return None
+    text = board(table, heading, agent)
+    if mode == "human":
+        print(text, flush=True)
+        return None
+    return text
+
+
+def board(table: Table | None, heading: str, agent: str = "agent") -> str:
+    """Row 0 of ``table`` as text: ``heading``, the question open, then the board (as ``barbaron
+    duel`` shows it), a bot's seat named by its spec, an agent's by ``agent`` (formatted with
+    its ``seat``)."""
+    from types import SimpleNamespace
+
+    from barbaron.duel import board_text
+    from barbaron.strategy import describe
+
+    if table is None:
+        return "no game: call reset()"
+    names = [
+        agent.format(seat=seat) if w < 0 else describe(table.bots[w])
+        for seat, w in enumerate(table.which[0].tolist())
+    ]
+    s, stop = table.state, table.stop
+    if stop is None:
+        question = "the game is over"
+    else:
+        kind, bar = int(stop.kind[0]), int(stop.bar[0])
+        question = f"seat {stop.seat} is asked " + {
+            Decision.UPGRADE: "which bar to upgrade, if any",
+            Decision.BUY: f"whether to buy {R.BAR_NAMES[bar] if bar >= 0 else ''}",
+            Decision.TAKEOVER: f"whether to take over {R.BAR_NAMES[bar] if bar >= 0 else ''}",
+        }.get(kind, "nothing")
+    row = SimpleNamespace(
+        rules=table.rules,
+        **{f: getattr(s, f)[0].tolist() for f in ("coins", "position", "skip", "owner", "level")},
+    )
+    rounds = table.rules.rounds
+    return f"{heading}, round {s.round} of {rounds}: {question}\n{board_text(row, names)}"
 
 
 def field_names(players: int) -> list[str]:
@@ -524,7 +579,8 @@ class BatchEnv:
         if opponents is None:  # Normal in every other seat of the table
             opponents = ["normal"] * ((rules.players if rules else 4) - 1)
         players = len(opponents) + 1 if not isinstance(opponents, str | Strategy) else 0
-        if rules is None and players > 4:  # (QA: "rules: players must be 2, 3 or 4, got 5")
+        if rules is None and players and not 2 <= players <= 4:  # (QA: "rules: players must
+            # be 2, 3 or 4, got 5"; and none: "2 players need 1 opponents, got 0")
             raise ValueError(f"opponents: 1 to 3 bot specs (a table of 2 to 4), got {players - 1}")
         self.rules = rules or Rules(players=max(players, 2))
         self.opponents = make_opponents(opponents, self.rules.players)

@@ -69,7 +69,7 @@ class SeatEnv(gymnasium.Env):
     with unusual rules) starts already decided: its one step takes action 0 and ends it.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": core.RENDER_MODES, "render_fps": 1}
 
     def __init__(
         self,
@@ -78,7 +78,9 @@ class SeatEnv(gymnasium.Env):
         seat: int | None = None,
         rules: Rules | None = None,
         reward: str = "win",
+        render_mode: str | None = None,
     ) -> None:
+        self.render_mode = core.check_render_mode(render_mode)
         self.batch = core.BatchEnv(opponents, rules=rules, seat=seat, reward=reward)
         self.batch.autoreset = False
         self.rules = self.batch.rules
@@ -126,6 +128,13 @@ class SeatEnv(gymnasium.Env):
             self._ended = "after the end of the episode"
             out["worth"] = info["final_worth"][0].tolist()
         return self._obs(obs, mask), float(reward[0]), bool(done[0]), False, out
+
+    def render(self) -> str | None:
+        """The game as text, the question open and the board (the agent's seat named "agent"):
+        printed with ``render_mode="human"``, returned with ``"ansi"``."""
+        seat = None if self.batch.table is None else int(self.batch.agent_seat[0])
+        heading = f"game {self._game} of seed {self._run_seed}, the agent in seat {seat}"
+        return core.render(self.render_mode, self.batch.table, heading)
 
     def actions_of(self, strategy: Strategy | str) -> int:
         """The action ``strategy`` (a bot or a spec) would choose in the agent's seat now (0 if

@@ -28,10 +28,17 @@ class TableEnv(AECEnv):
     next game.
     """
 
-    metadata = {"render_modes": [], "name": "barbaron_table_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": core.RENDER_MODES,
+        "name": "barbaron_table_v0",
+        "is_parallelizable": False,
+    }
 
-    def __init__(self, *, rules: Rules | None = None, reward: str = "win") -> None:
+    def __init__(
+        self, *, rules: Rules | None = None, reward: str = "win", render_mode: str | None = None
+    ) -> None:
         super().__init__()
+        self.render_mode = core.check_render_mode(render_mode)
         self.rules = core.check_rules(rules) or Rules()
         self.reward_kind = core.check_reward(reward)
         players = self.rules.players
@@ -132,6 +139,15 @@ class TableEnv(AECEnv):
             self.table.answer(a)
         self._after_move()
         self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The game as text, the question open and the board: printed with
+        ``render_mode="human"``, returned with ``"ansi"``."""
+        heading = f"game {self._game} of seed {self._run_seed}"
+        return core.render(self.render_mode, self.table, heading, "seat_{seat}")
+
+    def close(self) -> None:
+        """Nothing to release: the board is drawn as text."""
 
     def actions_of(self, strategy) -> int:
         """The action ``strategy`` (a :class:`~barbaron.strategy.Strategy`, or a spec) would
