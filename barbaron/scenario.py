@@ -59,8 +59,10 @@ class RecordedDecisions(AnswersInOne):
     answer: play one recorded scenario per batch."""
 
     def __init__(self, decisions, seat: int, players: int) -> None:
-        self.answers = {
-            (slot, kind): answer for slot, kind, answer in decisions if slot % players == seat
+        self.answers = {  # (slot, kind) -> (answer, its index in 'decisions')
+            (slot, kind): (answer, i)
+            for i, (slot, kind, answer) in enumerate(decisions)
+            if slot % players == seat
         }
         self.seat = seat
 
@@ -70,13 +72,23 @@ class RecordedDecisions(AnswersInOne):
     def _answer(self, view: BatchView, games: np.ndarray) -> object:
         kind = view.decision.method
         try:
-            return self.answers[(view.slot, kind)]
+            answer, i = self.answers[(view.slot, kind)]
         except KeyError:
             raise DecisionMismatch(
                 f"the game asks seat {self.seat} {'an' if kind[0] in 'aeiou' else 'a'} {kind} "
                 f"decision in turn slot {view.slot} "
                 "and 'decisions' holds no answer to it"
             ) from None
+        if view.decision is Decision.UPGRADE and answer != -1:  # (R16: the engine's own check)
+            from barbaron.batch import first_illegal_upgrade
+
+            bad = first_illegal_upgrade(view, games[:1], np.array([answer]))
+            if bad is not None:
+                raise DecisionMismatch(
+                    f"decisions[{i}]: seat {self.seat} upgrades bar {answer} in turn slot "
+                    f"{view.slot} (round {view.round}), {bad[1]}"
+                )
+        return answer
 
     def _decide(self, view: BatchView, games: np.ndarray, bars: np.ndarray | None):
         dtype = np.int64 if view.decision is Decision.UPGRADE else bool

@@ -203,4 +203,7 @@ def test_a_recorded_decision_the_game_does_not_allow_names_its_file(capsys, tmp_
         status, _, err = run(capsys, "replay", *mode, str(saved))
         assert status == 2 and str(saved) in err and "bar 11" in err, err
         assert len(err.strip().splitlines()) == 1
+        # which entry, in the file's words (it named the class RecordedDecisions, QA)
+        assert f"decisions[{first}]: seat 0 upgrades bar 11 in turn slot" in err, err
+        assert "Recorded" not in err and "it is free" in err
     assert not (tmp_path / "g.html").exists()
