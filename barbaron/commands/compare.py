@@ -36,11 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--elo0",
         type=float,
-        help=f"SPRT: H0 Elo difference (default 0); it looks every {SPRT_LOOK:,} games per arm, "
-        "its units of work, so it takes no --batch-size",
+        help="SPRT: H0 Elo difference; giving --elo0 or --elo1 runs the SPRT (the other "
+        f"defaults to 0 and 10), which looks every {SPRT_LOOK:,} games per arm, its units of "
+        "work, so it takes no --batch-size (default: no SPRT, all --max-games played)",
     )
     parser.add_argument(
-        "--elo1", type=float, help="SPRT: H1 Elo difference (default 10; at least 0.5 above --elo0)"
+        "--elo1",
+        type=float,
+        help="SPRT: H1 Elo difference, at least 0.5 above --elo0 (see --elo0)",
     )
     parser.add_argument(
         "--max-games",
