@@ -229,16 +229,16 @@ def run_study(
     sampler: str = "tpe",
     first: Mapping[str, object] | None = None,
     on_trial: Callable[[int, dict, float, dict], None] | None = None,
+    saved: optuna.Study | None = None,
 ) -> int:
     """Ask and tell until ``study`` has ``trials`` complete trials; returns how many ran now.
 
     ``objective(values) -> (value, user attributes)``. ``first``: the values of trial 0, if
-    any (the bot as given). A trial an interruption left running is marked failed and played
-    again; failed trials are not part of the study's model."""
+    any (the bot as given). ``saved``: a study that receives each trial once it is complete
+    (the results folder's storage; ``study`` then works in memory), so that an interruption
+    leaves no running or failed trial there, and its trial k is barbaron's trial k."""
     from optuna.trial import TrialState
 
-    for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        study.tell(stale.number, state=TrialState.FAIL)
     done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
     ran = 0
     while done < trials:
@@ -253,12 +253,25 @@ def run_study(
         value, attrs = objective(values)
         for key, attr in attrs.items():
             trial.set_user_attr(key, attr)
-        study.tell(trial, value)
+        complete = study.tell(trial, value)
+        if saved is not None:
+            saved.add_trial(complete)
         ran += 1
         if on_trial is not None:
             on_trial(done, values, value, attrs)
         done += 1
     return ran
+
+
+def in_memory(saved: optuna.Study) -> optuna.Study:
+    """A study in memory holding ``saved``'s complete trials, in order, to ask and tell in (with
+    ``run_study(..., saved=saved)``): a folder from before 4 December 2026 may also hold a
+    failed trial, which is no part of the model."""
+    import optuna
+
+    study = optuna.create_study(study_name=saved.study_name, direction=saved.direction)
+    study.add_trials(complete_trials(saved))
+    return study
 
 
 def complete_trials(study: optuna.Study) -> list:
@@ -345,13 +358,9 @@ class _Study:
 
         from barbaron.results import ResultsError, RunFolder
 
-        self.execution, self.folder, self.storage = execution, None, None
+        self.execution, self.folder, self.storage, self.saved = execution, None, None, None
         if execution.out is None:
-            self.study = optuna.create_study(
-                study_name=STUDY_NAME,
-                direction=direction,
-                storage=optuna.storages.InMemoryStorage(),
-            )
+            self.study = optuna.create_study(study_name=STUDY_NAME, direction=direction)
             return
         try:
             folder = RunFolder(
@@ -367,13 +376,14 @@ class _Study:
         self.folder = folder
         try:
             self.storage = optuna.storages.RDBStorage(f"sqlite:///{folder.partial / STUDY}")
-            self.study = optuna.create_study(
+            self.saved = optuna.create_study(
                 study_name=STUDY_NAME,
                 direction=direction,
                 storage=self.storage,
                 load_if_exists=True,
             )
-            self.study.set_user_attr("barbaron", settings)
+            self.saved.set_user_attr("barbaron", settings)
+            self.study = in_memory(self.saved)  # asks and tells; complete trials go to saved
         except BaseException as e:
             failure = self._storage_failure(e)
             if failure is not None and not execution.resume:  # (the folder is this run's own)
@@ -405,7 +415,7 @@ class _Study:
             self._close()
             raise_when_complete(self.folder, error)
         error = self._storage_failure(error) or error
-        finished = len(complete_trials(self.study)) if self.study is not None else 0
+        finished = len(complete_trials(self.study if self.saved is None else self.saved))
         if self.storage is not None:
             self.storage.engine.dispose()
             self.storage = None
@@ -603,6 +613,7 @@ def tune(
                 sampler=sampler,
                 first=first,
                 on_trial=on_trial,
+                saved=run.saved,
             )
         finally:
             if bar is not None:

@@ -60,13 +60,17 @@ def test_an_interrupted_study_resumes_as_if_it_had_never_stopped(tmp_path):
             raise KeyboardInterrupt
         return synthetic(values)
 
-    storage = f"sqlite:///{tmp_path / 'cut.db'}"
+    saved = new_study(f"sqlite:///{tmp_path / 'cut.db'}")  # as tune keeps it: complete only
     with pytest.raises(KeyboardInterrupt):
-        run_study(new_study(storage), SPACE, interrupted, 16, seed=2, first={"x": 0.0, "n": 3})
-    again = new_study(storage)  # a new process, as --resume is
-    assert len(tuning.complete_trials(again)) == 8
-    assert run_study(again, SPACE, synthetic, 16, seed=2, first={"x": 0.0, "n": 3}) == 8
-    assert history(again) == history(whole)
+        run_study(
+            new_study(), SPACE, interrupted, 16, seed=2, first={"x": 0.0, "n": 3}, saved=saved
+        )
+    saved = new_study(f"sqlite:///{tmp_path / 'cut.db'}")  # a new process, as --resume is
+    assert [t.state.name for t in saved.trials] == ["COMPLETE"] * 8  # (none left running)
+    again = tuning.in_memory(saved)
+    first = {"x": 0.0, "n": 3}
+    assert run_study(again, SPACE, synthetic, 16, seed=2, first=first, saved=saved) == 8
+    assert history(again) == history(whole) == history(saved)
     assert history(whole)[0][0] == {"x": 0.0, "n": 3}  # the bot as given comes first
 
 
@@ -238,7 +242,12 @@ def test_the_command_writes_the_study_and_resumes_after_ctrl_c(
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"study.db", "history.png", "summary.csv"} <= set(manifest["files"])
     study = optuna.load_study(study_name=tuning.STUDY_NAME, storage=f"sqlite:///{out}/study.db")
-    assert len(tuning.complete_trials(study)) == 6  # and the interrupted one, failed
+    # only complete trials, numbered as barbaron's: the interrupted one left no failed trial
+    # that shifted optuna's numbers off summary.csv's (QA)
+    assert [(t.number, t.state.name) for t in study.trials] == [(k, "COMPLETE") for k in range(6)]
+    assert [t.params["cushion"] for t in study.trials] == [
+        t["values"]["cushion"] for t in summary["trials"]
+    ]
     assert (out / "summary.csv").read_text().startswith("trial,cushion,spec,win_share")
     assert main([*TARGET, "--out", str(out), "--force"]) == 0  # its own folder: replaced
     capsys.readouterr()
@@ -349,17 +358,17 @@ def test_a_full_disk_under_the_study_database_is_one_line_and_keeps_the_trials(
     import optuna
     from sqlalchemy.exc import OperationalError
 
-    real = optuna.storages.RDBStorage.set_trial_state_values
+    real = optuna.storages.RDBStorage._create_new_trial  # (what the study's cache calls)
     calls = []
 
-    def full_at_the_second_trial(self, trial_id, state, values=None):
-        calls.append(state)
-        if len(calls) > 2:  # (the first trial started and finished)
+    def full_at_the_second_trial(self, study_id, template_trial=None):
+        calls.append(study_id)
+        if len(calls) > 1:  # (the first trial was kept)
             full = sqlite3.OperationalError("database or disk is full")
-            raise OperationalError("UPDATE", {}, full)
-        return real(self, trial_id, state, values)
+            raise OperationalError("INSERT", {}, full)
+        return real(self, study_id, template_trial)
 
-    monkeypatch.setattr(optuna.storages.RDBStorage, "set_trial_state_values",
+    monkeypatch.setattr(optuna.storages.RDBStorage, "_create_new_trial",
                         full_at_the_second_trial)  # fmt: skip
     out = tmp_path / "t"
     with pytest.raises(RunFailed, match=r"study.db: database or disk is full; 1 "
