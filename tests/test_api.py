@@ -740,6 +740,10 @@ def test_a_seats_table_shows_how_far_an_interval_reaches_on_each_side():
     assert plus_minus(0.2741, [0.2698, 0.2785]) == "0.2741 ±0.0044"  # (a lean of one unit)
     assert plus_minus(1.0, [None, None]) == "1.0000 -"  # one deal: no interval (not nan)
     assert interval([None, None]) == "-" and interval([0.1, 0.2]) == "[0.1000, 0.2000]"
+    # a bound below zero keeps its sign when it rounds to 0: the interval crosses zero (QA)
+    assert interval([-0.000042, 0.00056]) == "[-0.0000, 0.0006]"
+    assert interval([-0.01, 0.2], 1, sign=True) == "[-0.0, +0.2]"
+    assert interval([0.0, 0.0]) == "[0.0000, 0.0000]"  # (exactly zero: no sign)
 
 
 def test_a_share_few_deals_move_has_an_interval_that_can_hold_the_truth(tmp_path):

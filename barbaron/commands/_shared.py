@@ -173,13 +173,15 @@ def run_options(args: argparse.Namespace) -> dict:
 
 
 # --- tables ----------------------------------------------------------------------------------
-def fixed(x: float, digits: int = 4, sign: bool = False) -> str:
+def fixed(x: float, digits: int = 4, sign: bool = False, bound: bool = False) -> str:
     """``x`` with ``digits`` decimals (and its sign, with ``sign``); one that rounds to zero is
-    0, never -0 (-0.0 read as a loss of a hair); +inf, -inf and nan as such."""
+    0, never -0 (-0.0 read as a loss of a hair), except an interval's ``bound`` below zero:
+    [-0.0000, 0.0006] crosses zero, [0.0000, 0.0006] would read as if it did not (QA); +inf,
+    -inf and nan as such."""
     if not math.isfinite(x):
         return "nan" if math.isnan(x) else ("+inf" if x > 0 else "-inf")
     text = f"{x:+.{digits}f}"
-    if float(text) == 0 or not sign and text[0] == "+":
+    if float(text) == 0 and not (bound and x < 0) or not sign and text[0] == "+":
         text = text[1:]
     return f"+{text}" if sign and text[0] not in "+-" else text
 
@@ -190,7 +192,7 @@ def interval(ci: list[float | None], digits: int = 4, sign: bool = False) -> str
     low, high = map(read_number, ci)
     if math.isnan(low) and math.isnan(high):
         return "-"
-    return f"[{fixed(low, digits, sign)}, {fixed(high, digits, sign)}]"
+    return f"[{fixed(low, digits, sign, bound=True)}, {fixed(high, digits, sign, bound=True)}]"
 
 
 def plus_minus(mean: float, ci: list[float | None]) -> str:
