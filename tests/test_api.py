@@ -743,7 +743,7 @@ def test_a_seats_table_shows_how_far_an_interval_reaches_on_each_side():
     # a bound below zero keeps its sign when it rounds to 0: the interval crosses zero (QA)
     assert interval([-0.000042, 0.00056]) == "[-0.0000, 0.0006]"
     assert interval([-0.01, 0.2], 1, sign=True) == "[-0.0, +0.2]"
-    assert interval([0.0, 0.0]) == "[0.0000, 0.0000]"  # (exactly zero: no sign)
+    assert interval([-1e-6, 1e-6]) == "[0.0000, 0.0000]"  # (both round to 0: no sign)
 
 
 def test_a_share_few_deals_move_has_an_interval_that_can_hold_the_truth(tmp_path):

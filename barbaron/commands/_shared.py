@@ -175,9 +175,9 @@ def run_options(args: argparse.Namespace) -> dict:
 # --- tables ----------------------------------------------------------------------------------
 def fixed(x: float, digits: int = 4, sign: bool = False, bound: bool = False) -> str:
     """``x`` with ``digits`` decimals (and its sign, with ``sign``); one that rounds to zero is
-    0, never -0 (-0.0 read as a loss of a hair), except an interval's ``bound`` below zero:
-    [-0.0000, 0.0006] crosses zero, [0.0000, 0.0006] would read as if it did not (QA); +inf,
-    -inf and nan as such."""
+    0, never -0 (-0.0 read as a loss of a hair), except an interval's ``bound`` below zero
+    whose other bound does not round to 0: [-0.0000, 0.0006] crosses zero, [0.0000, 0.0006]
+    would read as if it did not (QA); +inf, -inf and nan as such."""
     if not math.isfinite(x):
         return "nan" if math.isnan(x) else ("+inf" if x > 0 else "-inf")
     text = f"{x:+.{digits}f}"
@@ -192,7 +192,9 @@ def interval(ci: list[float | None], digits: int = 4, sign: bool = False) -> str
     low, high = map(read_number, ci)
     if math.isnan(low) and math.isnan(high):
         return "-"
-    return f"[{fixed(low, digits, sign, bound=True)}, {fixed(high, digits, sign, bound=True)}]"
+    # a bound below zero that rounds to 0 keeps its minus, unless both do: [0.0000, 0.0000]
+    crosses = max(abs(low), abs(high)) >= 0.5 * 10**-digits
+    return f"[{fixed(low, digits, sign, crosses)}, {fixed(high, digits, sign, crosses)}]"
 
 
 def plus_minus(mean: float, ci: list[float | None]) -> str:
