@@ -39,7 +39,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES
 from barbaron.errors import UsageError
-from barbaron.params import counted, whole
+from barbaron.params import counted
 from barbaron.runs import RunOptions, RunResult, frame
 
 if TYPE_CHECKING:
@@ -470,23 +470,21 @@ def tournament(
     in every rotation, ``games`` games in all split equally, and fit the Luce model (see the
     module's docstring). ``anchor`` (default: the first bot) is rated 0."""
     from barbaron.harness import Arm
-    from barbaron.runs import Run, execution_of
+    from barbaron.runs import Run, checked, execution_of, players_of
 
     execution = execution_of(options)
     pool, gauntlet = _pool(bots, gauntlet)
     n = len(pool)
-    players = min(4, n) if players is None else whole(players)
-    games = whole(games)
-    if not isinstance(players, int) or not 2 <= players <= 4:
-        raise UsageError(f"--players must be 2, 3 or 4, got {players}")
+    players = min(4, n) if players is None else players_of(players)
+    games = checked(games, "--games", "whole")
     if players > n:
         raise UsageError(f"--players {players} is more than the {n} bots of the pool")
     given = anchor
     anchor = pool[0] if given is None else _in_pool(given, pool, "--anchor")
     if anchor is None:
         raise UsageError(f"--anchor {given!r} is not one of the pool's bots")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise UsageError(f"--games must be a whole number of games >= 1, got {games!r}")
+    if games < 1:
+        raise UsageError(f"--games must be a whole number of games >= 1, got {games}")
     lineups = design(n, players, None if gauntlet is None else pool.index(gauntlet))
     rotations = players if execution.rotate else 1
     per_lineup = games // len(lineups) // rotations * rotations

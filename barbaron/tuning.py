@@ -35,7 +35,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
-from barbaron.params import counted, is_whole, nearest_deals, number_text, whole, whole_deals
+from barbaron.params import counted, is_whole, nearest_deals, number_text, whole_deals
 from barbaron.runs import (
     Execution,
     RunOptions,
@@ -515,9 +515,11 @@ def tune(
     bot = checked(bot, "--bot", "spec")
     if sampler not in SAMPLERS:
         raise UsageError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
-    trials, games_per_trial, confirm_games = map(whole, (trials, games_per_trial, confirm_games))
-    confirm_seed = whole(confirm_seed)
-    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+    trials = checked(trials, "--trials", "whole")
+    games_per_trial = checked(games_per_trial, "--games-per-trial", "whole", optional=True)
+    confirm_games = checked(confirm_games, "--confirm-games", "whole", optional=True)
+    confirm_seed = checked(confirm_seed, "--confirm-seed", "whole", optional=True)
+    if not 1 <= trials <= MAX_TRIALS:
         raise UsageError(f"--trials must be from 1 to {MAX_TRIALS:,}, got {trials}")
     if target is not None:
         if isinstance(target, numbers.Real) and not isinstance(target, bool):

@@ -424,6 +424,9 @@ STRATEGY = api.build_bots(["easy"])[0]  # a strategy object, not a spec
         (lambda: api.tournament(["easy", "hard"], seed="1"), "seed must be a whole number"),
         (lambda: api.tournament([1, 2]), "bots must be bot specs"),
         (lambda: api.tune("normal", ["cushion=0:9"], workers=1.0), "workers must be a whole"),
+        # (QA: "--players must be 2, 3 or 4, got 3", "--trials must be from 1 to 10,000, got 2")
+        (lambda: api.tournament(["easy", "hard"], players="3"), "--players must be a whole"),
+        (lambda: api.tune("normal", ["cushion=0:9"], trials="2"), "--trials must be a whole"),
     ],
 )
 def test_arguments_of_the_wrong_type_are_usage_errors(call, message):
