@@ -422,10 +422,11 @@ def predict(ratings: list[dict], lineup: Sequence[str]) -> list[float]:
     lineup = [lineup] if isinstance(lineup, str) else list(lineup)
     if not 2 <= len(lineup) <= 4:  # R5
         raise UsageError(f"a table has 2, 3 or 4 players (R5): the lineup has {len(lineup)}")
-    unknown = [spec for spec in lineup if spec not in rating]
-    if unknown:
-        raise UsageError(f"{unknown[0]!r} is not a bot of this tournament")
     order = list(rating)
+    found = [_in_pool(spec, order, "lineup") for spec in lineup]  # (a bot spelt otherwise too)
+    if None in found:
+        raise UsageError(f"{lineup[found.index(None)]!r} is not a bot of this tournament")
+    lineup = found
     return luce_shares([rating[b] for b in order], [order.index(b) for b in lineup]).tolist()
 
 

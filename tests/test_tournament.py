@@ -168,6 +168,8 @@ def test_tournament_in_memory(in_memory):
         assert rows["observed"].sum() == pytest.approx(1) == rows["predicted"].sum()
     shares = result.predict(["greedy", "easy", "easy", "easy"])  # never played: 4 players
     assert shares[0] > 0.5 and sum(shares) == pytest.approx(1)
+    # a pool bot spelt otherwise is that bot, as --anchor takes it (QA: refused)
+    assert result.predict(["greedy", "easy:buy=0.6", "easy", "easy"]) == shares
     with pytest.raises(UsageError, match="not a bot of this tournament"):
         result.predict(["hard", "easy"])
     for lineup in ([], ["easy"], ["easy"] * 5):
