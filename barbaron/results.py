@@ -658,7 +658,7 @@ class RunFolder:
         _check_existing(self.out, self.partial, force=force, resume=resume)
         if self.partial.exists() or self.partial.is_symlink():
             if resume:
-                manifest = self._resumable()
+                manifest = self._resumable(force)
                 self._done = set(self._valid_units())
                 manifest["workers"] = min(self.job.workers, self.job.units)  # (this call's)
                 return manifest
@@ -682,19 +682,20 @@ class RunFolder:
             "settings": self.settings,
         }
 
-    def _resumable(self) -> dict:
+    def _resumable(self, force: bool) -> dict:
         """The interrupted run's manifest, if this very command may continue it."""
+        # (QA: "use --force instead of --resume" to a command that has --force already)
+        over = f"{'drop --resume' if force else 'use --force instead of --resume'} to start over"
         if foreign_content(self.partial):
             raise ResultsError(
-                f"cannot resume {self.partial}: {foreign_content(self.partial)}; "
-                "use --force instead of --resume to start over"
+                f"cannot resume {self.partial}: {foreign_content(self.partial)}; {over}"
             )
         manifest = read_manifest(self.partial)
         if manifest.get("job") != self.record:
             raise ResultsError(
                 f"cannot resume {self.partial}: it was started with "
                 f"{job_difference(manifest.get('job'), self.record)}; repeat its command "
-                "exactly (see its manifest.json) or use --force instead of --resume to start over"
+                f"exactly (see its manifest.json) or {over}"
             )
         if manifest.get("batch_size") != self.job.batch_size:
             raise ResultsError(
@@ -725,8 +726,7 @@ class RunFolder:
                 what = "other settings"
             raise ResultsError(
                 f"cannot resume {self.partial}: it was started with {what} (see its "
-                "manifest.json); repeat its command exactly or use --force instead of --resume "
-                "to start over"
+                f"manifest.json); repeat its command exactly or {over}"
             )
         now = {"barbaron": __version__, "git_commit": _git_commit(), "code": code_hash()}
         for key, value in now.items():
@@ -734,14 +734,11 @@ class RunFolder:
                 raise ResultsError(
                     f"cannot resume {self.partial}: barbaron has changed since it started "
                     f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
-                    "games would mix two versions; use --force instead of --resume to start over"
+                    f"games would mix two versions; {over}"
                 )
         what = plugin_change(manifest.get("plugins"), job_plugin_hashes(self.job), "it started")
         if what is not None:  # its games would mix two strategies
-            raise ResultsError(
-                f"cannot resume {self.partial}: {what}; use --force instead of --resume to "
-                "start over"
-            )
+            raise ResultsError(f"cannot resume {self.partial}: {what}; {over}")
         return manifest
 
     # --- units --------------------------------------------------------------------------

@@ -300,6 +300,12 @@ def test_resume_refuses_other_sprt_bounds(tmp_path, capsys, monkeypatch):
         status, _, err = run(capsys, *argv, *other, "--out", out, "--resume")
         assert status == 2 and one_line(err) and "it was started with " in err, err
         assert said in err, err  # the option and both values, as play's refusals say (QA)
+        assert "or use --force instead of --resume to start over" in err, err
+    # with --force given already, the way to start over is to drop --resume (QA: "use --force")
+    status, _, err = run(capsys, *argv, "--out", out, "--resume", "--force")
+    assert status == 2 and "or drop --resume to start over" in err, err
+    status, _, err = run(capsys, "report", out)  # (QA: "... No such file or directory")
+    assert status == 2 and f"{out} does not exist yet: {out}.partial holds its interrupted" in err
     assert run(capsys, *argv, *bounds, "--out", out, "--resume")[0] == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["settings"] == {"elo0": -5.0, "elo1": 5.0}

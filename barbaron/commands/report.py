@@ -38,6 +38,12 @@ def run(args: argparse.Namespace) -> int:
         partial = isinstance(manifest, dict) and manifest.get("status") == "partial"
         summary = None if partial else json.loads((folder / "summary.json").read_text())
     except (OSError, ValueError, RecursionError) as e:
+        interrupted = Path(f"{folder}.partial")
+        if not folder.exists() and (interrupted / "manifest.json").is_file():  # (QA)
+            raise UsageError(
+                f"{folder} does not exist yet: {interrupted} holds its interrupted run, which "
+                "has no summary yet; run its command again with --resume to finish it"
+            ) from None
         raise UsageError(
             f"{folder} is not a finished results folder (manifest.json and summary.json): {e}"
         ) from None
