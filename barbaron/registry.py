@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import inspect
 import math
 import numbers
 import re
@@ -555,6 +556,14 @@ def make_bot(spec: str) -> Strategy:
         raise BotSpecError(
             f"bot {spec!r}: unknown parameter {unknown[0]!r} "
             f"(valid: {', '.join(accepted) or 'none'})"
+        )
+    needed = [k for k, v in accepted.items() if v is inspect.Parameter.empty and k not in params]
+    if needed:  # (QA: the constructor's "missing 1 required positional argument: 'a'")
+        values = ",".join(f"{k}=..." for k in needed)
+        raise BotSpecError(
+            f"bot {spec!r}: {cls.__name__} has no default for {', '.join(map(repr, needed))}: "
+            f"give {'it a value' if len(needed) == 1 else 'them values'} in the spec "
+            f"({spec}{',' if param_text else ':'}{values})"
         )
     try:
         bot = cls(**params)

@@ -519,6 +519,11 @@ def test_a_bot_without_defaults_needs_a_field_and_is_told_so(tmp_path):
             call()
     swept = api.sweep(bot, "cushion", [0, 500], field="hard", games=200, **COMMON)
     assert [p["value"] for p in swept.summary["points"]] == [0, 500]
+    # without a value in the spec, the constructor's own "missing 1 required positional
+    # argument" said nothing of the fix (QA)
+    with pytest.raises(UsageError, match=r"Required has no default for 'cushion': give it a "
+                       r"value in the spec \(.*odd.py:Required:cushion=...\)"):  # fmt: skip
+        api.sweep(f"{plugin}:Required", "cushion", [0, 500], field="hard", games=200)
 
 
 def test_players_default_to_the_fields_size():
