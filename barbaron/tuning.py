@@ -35,7 +35,7 @@ import numpy as np
 from barbaron import interrupts
 from barbaron.config import MAX_GAMES, STUDY_FILE, TRIAL_GAMES
 from barbaron.errors import RunFailed, UsageError
-from barbaron.params import counted, is_whole, nearest_deals, number_text, whole_deals
+from barbaron.params import counted, is_whole, listed, nearest_deals, number_text, whole_deals
 from barbaron.runs import (
     Execution,
     RunOptions,
@@ -139,11 +139,11 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
             )
         if isinstance(bounds, str):
             parts = bounds.split(":")
-        else:
-            parts = list(bounds) if isinstance(bounds, Sequence) else [bounds]
+        else:  # (numpy's arrays and numbers too, as sweep takes them; QA)
+            parts = listed(bounds) if isinstance(listed(bounds), Sequence) else [bounds]
         try:
-            if len(parts) != 2:
-                raise ValueError
+            if len(parts) != 2 or any(isinstance(x, bool | np.bool_) for x in parts):
+                raise ValueError  # ((False, True) ran as 0:1, QA)
             low, high = (number_text(x) for x in parts)
             if not (math.isfinite(low) and math.isfinite(high)):
                 raise ValueError

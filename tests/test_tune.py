@@ -5,6 +5,7 @@ input in one line leaving nothing behind."""
 import json
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 
@@ -84,6 +85,13 @@ def test_parameters_are_checked_against_the_bot():
     assert parse_params("normal", {"cushion": (0, 600)}) == [Param("cushion", 0, 600, True)]
     takeover = parse_params("normal", ["takeover_cushion=0:400"])[0]  # default none
     assert takeover.integer and Param("risk", 0, 2, False).decimals == 3
+    # numpy's arrays as sweep takes them; flags are no bounds (QA: (False, True) ran as 0:1)
+    assert parse_params("hard", {"risk": np.array([0.0, 2.0])}) == parse_params(
+        "hard", ["risk=0:2"]
+    )
+    for bad in ((False, True), np.array([0, 1, 2])):
+        with pytest.raises(UsageError, match="LOW:HIGH must be two finite numbers"):
+            parse_params("hard", {"risk": bad})
 
 
 # --- the command ----------------------------------------------------------------------------
