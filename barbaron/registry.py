@@ -536,6 +536,30 @@ def make_bots(specs: Sequence[str]) -> list[Strategy]:
     return [make_bot(spec) for spec in specs]
 
 
+def _missing(cls: type, spec: str, params: dict) -> str | None:
+    """What to say of a constructor that failed for want of parameters without a default that
+    a spec can give (QA: "missing 1 required positional argument: 'a'" said nothing of the
+    fix); None if none is missing."""
+    from barbaron.strategy import constructor_parameters
+
+    needed = [
+        p.name
+        for p in constructor_parameters(cls)
+        if p.default is inspect.Parameter.empty
+        and p.kind is not inspect.Parameter.POSITIONAL_ONLY
+        and p.name not in params
+    ]
+    if not needed:
+        return None
+    values = ",".join(f"{k}=..." for k in needed)
+    param_text = split_spec(spec)[1]
+    return (
+        f"{cls.__name__} has no default for {', '.join(map(repr, needed))}: give "
+        f"{'it a value' if len(needed) == 1 else 'them values'} in the spec "
+        f"({spec}{',' if param_text else ':'}{values})"
+    )
+
+
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
     from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters, is_strategy
@@ -557,17 +581,11 @@ def make_bot(spec: str) -> Strategy:
             f"bot {spec!r}: unknown parameter {unknown[0]!r} "
             f"(valid: {', '.join(accepted) or 'none'})"
         )
-    needed = [k for k, v in accepted.items() if v is inspect.Parameter.empty and k not in params]
-    if needed:  # (QA: the constructor's "missing 1 required positional argument: 'a'")
-        values = ",".join(f"{k}=..." for k in needed)
-        raise BotSpecError(
-            f"bot {spec!r}: {cls.__name__} has no default for {', '.join(map(repr, needed))}: "
-            f"give {'it a value' if len(needed) == 1 else 'them values'} in the spec "
-            f"({spec}{',' if param_text else ':'}{values})"
-        )
     try:
         bot = cls(**params)
-    except (ValueError, TypeError) as e:  # a parameter value the bot refuses
+    except TypeError as e:  # a parameter missing, or a value the bot refuses
+        raise BotSpecError(f"bot {spec!r}: {_missing(cls, spec, params) or e}") from None
+    except ValueError as e:  # a parameter value the bot refuses
         raise BotSpecError(f"bot {spec!r}: {e}") from None
     except OverflowError as e:  # a number too large for the bot's arrays
         raise BotSpecError(f"bot {spec!r}: a parameter's value is too large ({e})") from None

@@ -217,6 +217,7 @@ def solve_seats(
             "solution_iteration": search["solution_iteration"],
             "converged": search["converged"],
             "held_at_limit": search["held_at_limit"],
+            "stop": search["stop"],
             "back_to_iteration": search["back_to_iteration"],
             "method": METHOD,
             "search": search["settings"],
@@ -255,7 +256,7 @@ def _search(
     full: dict[tuple[int, ...], int] = {}  # coins played at full size -> their iteration
     history: list[dict] = []
     jacobian = None  # d share of seat i / d coins of seat j, seats 1..P-1
-    converged, back, played, started = False, None, 0, time.perf_counter()
+    stop, back, played, started = "iterations", None, 0, time.perf_counter()
     for k in range(iterations):
         warm = WARM_UP[k] if k < len(WARM_UP) and k < iterations - 1 else 1
         n = max(rotations, search_games // warm // rotations * rotations)
@@ -277,13 +278,12 @@ def _search(
         elif history and history[-1]["games"] == search_games:  # two full-size in a row
             jacobian = _secant(jacobian, coins, share, history[-1])
         step = _newton(jacobian, share)
-        if step is None:  # no response to +STEP coins here, or a step a seat far off would
-            # take further off: far from fair (QA: 83 of 190 far starts failed on the first;
-            # from 0/0/0/3000 the second gave seat 3, winning 99%, 300 coins more), the damped
-            # step toward seat 0's share by each seat's own sign (more coins, more wins; a seat
-            # winning as often as seat 0 stays), measured again there
+        if step is None or _away(step, share):  # no response to +STEP coins here, or a step
+            # a seat far off would take further off: far from fair (QA: 83 of 190 far starts
+            # failed on the first; from 0/0/0/3000 the second gave seat 3, winning 99%, 300
+            # coins more): the damped step toward seat 0's share, measured again there
+            step = _toward_seat_0(share, far_only=step is not None)
             jacobian = None
-            step = MAX_STEP * np.sign(share[0] - share[1:])
         moved, held = _move(coins, step)
         halved = False  # (a step cut short is no sign of a root)
         if n == search_games and tuple(moved) in full and _largest(moved, coins) > ROUND:
@@ -292,9 +292,10 @@ def _search(
             # full-size iteration even after a small move, then halve the step until it lands
             # on coins not played yet (QA: from 500/2000 it stopped at 500/500, 6 points off,
             # with the fair coins between 500 and 800).
-            if history[-1]["games"] == search_games and not measure:
+            if history[-1]["games"] == search_games and jacobian is not None and not measure:
                 secant = _secant(jacobian, coins, share, history[-1], guarded=False)
-                if (along := _newton(secant, share)) is not None:  # (None: keep J)
+                along = _newton(secant, share)
+                if along is not None and not _away(along, share):  # (else: keep J)
                     step, jacobian = along, secant
                     moved, held = _move(coins, step)
             while tuple(moved) in full and _largest(moved, coins) > ROUND:
@@ -327,10 +328,8 @@ def _search(
         if n == search_games:
             full[tuple(coins)] = k
             if tuple(moved) in full:  # no change (or a step of 5 back to coins played)
-                back = full[tuple(moved)]  # (k: no change; k - 1: rounding's back-and-forth)
-                # not converged: a step a limit holds back (no root there), or one back to older
-                # coins (a wander within the noise of the search's games, QA)
-                converged = not held and not halved and back >= k - 1
+                back = full[tuple(moved)]
+                stop = _stop(back, k, held, halved)
                 break
         coins = moved
     # the closest to fair of the full-size iterations (the last is one); ties: the earliest
@@ -338,7 +337,8 @@ def _search(
     return {
         "seat_coins": history[best]["seat_coins"],
         "solution_iteration": best,
-        "converged": converged,
+        "converged": stop in CONVERGED,
+        "stop": stop,  # why the search stopped: one of STOPS
         "held_at_limit": held,  # seats the last step wanted beyond 0 .. the most coins allowed
         "back_to_iteration": back,  # the full-size iteration whose coins the last step chose
         "iterations": history,
@@ -358,21 +358,58 @@ def _search(
     }
 
 
+STOPS = {  # why a search stopped, in words; the first two are convergence
+    "no change": "its step rounded to no change",
+    "back and forth": "its step went back to the coins of the iteration before (rounding)",
+    "held": "a limit held its step back: the fair coins lie beyond",
+    "halved": "its step, halved to leave a cycle, came back to coins played",
+    "wandered": "its step went back to older coins, a wander within the noise of its games",
+    "iterations": "it ran out of iterations",
+}
+CONVERGED = ("no change", "back and forth")
+
+
+def _stop(back: int, k: int, held: list[dict], halved: bool) -> str:
+    """Why full-size iteration ``k`` ends the search, its step leading to the coins of
+    iteration ``back`` (k itself: no change): a key of :data:`STOPS`."""
+    if held:  # (no root within the limits)
+        return "held"
+    if halved:  # (a step cut short is no sign of a root)
+        return "halved"
+    return {k: "no change", k - 1: "back and forth"}.get(back, "wandered")
+
+
 def _newton(jacobian: np.ndarray | None, share: np.ndarray) -> np.ndarray | None:
-    """The Newton step toward even shares, damped; None where there is none to trust: no
-    Jacobian, a singular one, or a step that takes a seat whose share is more than
-    1/(2 players) from seat 0's further from it (a Jacobian measured or updated where the
-    shares barely respond points anywhere; near fair every seat is well within that)."""
+    """The Newton step toward even shares, damped; None without a Jacobian, or a singular
+    one."""
     if jacobian is None:
         return None
     try:
         step = np.linalg.solve(jacobian, 1 / len(share) - share[1:])
     except np.linalg.LinAlgError:
         return None
-    step = step * min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
+    return step * min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-12))  # the damping
+
+
+def _far(share: np.ndarray) -> np.ndarray:
+    """Per seat 1..: its share is more than 1/(2 players) from seat 0's (near fair every seat
+    is well within that)."""
+    return np.abs(share[1:] - share[0]) > 1 / (2 * len(share))
+
+
+def _away(step: np.ndarray, share: np.ndarray) -> bool:
+    """Whether ``step`` takes a seat far from seat 0's share further from it: a Jacobian
+    measured or updated where the shares barely respond, which then points anywhere."""
     gap = share[1:] - share[0]  # > 0: the seat wins more than seat 0, so needs fewer coins
-    far = np.abs(gap) > 1 / (2 * len(share))
-    return None if (far & (step * gap > 0) & (np.abs(step) >= ROUND / 2)).any() else step
+    return bool((_far(share) & (step * gap > 0) & (np.abs(step) >= ROUND / 2)).any())
+
+
+def _toward_seat_0(share: np.ndarray, far_only: bool) -> np.ndarray:
+    """The damped step toward seat 0's share, each seat by its own sign (more coins, more
+    wins; a seat winning as often as seat 0 stays); ``far_only``: the seats far from it alone
+    (a Newton step refused for them says nothing of the others, which stay)."""
+    step = MAX_STEP * np.sign(share[0] - share[1:])
+    return np.where(_far(share), step, 0.0) if far_only else step
 
 
 def _move(coins: list[int], step: np.ndarray) -> tuple[list[int], list[dict]]:

@@ -39,6 +39,7 @@ import pickle
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,21 +230,32 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _raised_at(error: BaseException) -> str:
+def _raised_at(error: BaseException, bot: object) -> str:
     """Where ``error`` came from, as `` (at my_bot.py:140 in Crasher.takeover_one)``: the
-    innermost frame outside Python's library and installed packages, where a bot's own mistake
-    is; and, for a write to the read-only view, what that means."""
+    innermost frame in a file of the bot's own classes, else the innermost outside Python's
+    library and barbaron; and, for a write to something read-only, what that may mean."""
+    import inspect
     import sysconfig
     import traceback
 
-    library = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
-    frames = traceback.extract_tb(error.__traceback__)
-    own = [f for f in frames if not f.filename.startswith(library)] or frames
-    at = f" (at {_short_path(own[-1].filename)}:{own[-1].lineno} in {own[-1].name})" if own else ""
+    frames = [(f.f_code, line) for f, line in traceback.walk_tb(error.__traceback__)]
+    own = set()
+    for cls in type(bot).__mro__:
+        with contextlib.suppress(TypeError, OSError):
+            own.add(os.path.realpath(inspect.getfile(cls)))
+    library = (sysconfig.get_paths()["stdlib"], str(Path(__file__).resolve().parent))
+    mine = [f for f in frames if os.path.realpath(f[0].co_filename) in own]
+    outside = [f for f in frames if not os.path.realpath(f[0].co_filename).startswith(library)]
+    at = f" (at {_frame_text(*(mine or outside or frames)[-1])})" if frames else ""
     text = str(error)
     if "does not support item assignment" in text or "read-only" in text:
-        at += "; what a bot is handed is read-only: a bot never changes the game"
+        at += "; if that was what the bot is handed: it is read-only (a bot never changes the game)"
     return at
+
+
+def _frame_text(code: types.CodeType, line: int) -> str:
+    """``file:line in qualified.name``, as the checks name where a bot did something."""
+    return f"{_short_path(code.co_filename)}:{line} in {code.co_qualname}"
 
 
 class _BotFailure(Exception):
@@ -362,7 +374,7 @@ class _Probe(AnswersInOne):
 
     def _which_row_raises(self, view, games, bars, name, error) -> _BotFailure:
         """The failure of a call that raised, naming the first game that raises alone."""
-        text = f"{name} raised {_one_line(error)}{_raised_at(error)}"
+        text = f"{name} raised {_one_line(error)}{_raised_at(error, self.bot)}"
         if games.size > 1:
             for i in range(games.size):
                 try:  # (read-only copies, as the engine hands them)
@@ -824,8 +836,7 @@ class _RandomWatch:
         entry = self.uses.get(name)
         if entry is None:
             frame = sys._getframe(2)
-            where = f"{_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
-            self.uses[name] = [1, f"{where} in {frame.f_code.co_qualname}"]
+            self.uses[name] = [1, _frame_text(frame.f_code, frame.f_lineno)]
         else:
             entry[0] += 1
 

@@ -524,6 +524,20 @@ def test_a_bot_without_defaults_needs_a_field_and_is_told_so(tmp_path):
     with pytest.raises(UsageError, match=r"Required has no default for 'cushion': give it a "
                        r"value in the spec \(.*odd.py:Required:cushion=...\)"):  # fmt: skip
         api.sweep(f"{plugin}:Required", "cushion", [0, 500], field="hard", games=200)
+    # a constructor that gets the parameter some other way still builds (review: refused)
+    plugin.write_text(
+        plugin.read_text() + "\n\nimport functools\n\n\n"
+        "def given(init):\n"
+        "    @functools.wraps(init)\n"
+        "    def wrapper(self, **kwargs):\n"
+        "        return init(self, cushion=100, **kwargs)\n\n"
+        "    return wrapper\n\n\n"
+        "class Given(ThresholdBot):\n"
+        "    @given\n"
+        "    def __init__(self, cushion):\n"
+        "        super().__init__(buy=cushion)\n"
+    )
+    assert api.play([f"{plugin}:Given", "easy"], games=2).games_total == 2
 
 
 def test_players_default_to_the_fields_size():

@@ -57,7 +57,7 @@ BAD = {
         [
             "RaisesOnGoldenMile.takeover raised ZeroDivisionError",
             "(at ",
-            f"bad_bots.py:{RAISES_AT} in takeover)",
+            f"bad_bots.py:{RAISES_AT} in RaisesOnGoldenMile.takeover)",
         ],
     ),
     "WritesItsView": ({LEGAL}, ["WritesItsView.buy_one raised TypeError", "is read-only"]),

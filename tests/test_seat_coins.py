@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import interrupted_at
 
-from barbaron import api
+from barbaron import api, solve
 from barbaron.batch import play_batch
 from barbaron.cli import main
 from barbaron.errors import UsageError
@@ -400,6 +400,18 @@ def test_a_far_start_never_steps_a_seat_far_off_further_off():
         assert not ((np.abs(gaps) > 1 / 8) & (np.array(it["step"]) * gaps > 0)).any(), it
     assert [it["seat_coins"][1] for it in search[:3]] == [0, 0, 0]  # as seat 0 wins: none
     assert min(it["largest_deviation_pp"] for it in search if it["games"] == 8000) < 3
+
+
+def test_a_refused_step_back_to_coins_played_halves_instead_of_failing():
+    """The step toward seat 0's share that replaced a refused Newton step led back to coins
+    played, and the cycle's secant then took the Jacobian it had just dropped: a traceback
+    (review). Only the far seats take that step; the near ones stay."""
+    result = api.solve_seats(
+        "easy", players=4, seat_coins=[0, 250, 1000, 2000], search_games=2400, games=4, seed=37
+    )
+    search = result.summary["iterations"]
+    assert result.summary["stop"] in solve.STOPS and len(search) > 3
+    assert min(i["largest_deviation_pp"] for i in search if i["games"] == 2400) < 3
 
 
 def test_a_search_back_at_older_coins_has_wandered_not_converged(capsys, tmp_path):

@@ -239,12 +239,16 @@ def _solve_tables(s: dict) -> str:
         + ("below 0" if h["limit"] == 0 else f"above {h['limit']:,}")
         for h in s.get("held_at_limit") or []
     )
-    back = s.get("back_to_iteration")  # (None in a folder from before 4 December 2026)
-    if not beyond and back is not None and back < s["iterations"][-1]["iteration"] - 1:
+    from barbaron.solve import STOPS
+
+    stop = s.get("stop")  # (none in a folder from an earlier version)
+    if not beyond and stop == "wandered":
         beyond = (
-            f"back to iteration {back}'s coins, a wander within the noise of "
+            f"back to iteration {s['back_to_iteration']}'s coins, a wander within the noise of "
             f"{search['games']:,} games (more --search-games narrow it)"
         )
+    elif not beyond and stop in STOPS and stop != "iterations" and not s["converged"]:
+        beyond = STOPS[stop]
     state = (
         "converged"
         if s["converged"]
