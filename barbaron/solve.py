@@ -22,11 +22,12 @@ stays the designer's choice and only the compensation is solved. The equations: 
   mostly the rounding of a few deals, and near the root the search is a chord's. Every
   step is damped (no seat moves more than :data:`MAX_STEP` coins at once) and the coins are
   rounded to multiples of 5 (R9). Where the shares do not respond to the extra coins at all
-  (a start far from fair: a singular Jacobian), or the Newton step would take a seat whose
-  share is more than 1/(2P) from seat 0's further from it (a Jacobian measured or updated where
-  the shares barely respond can point anywhere), the step is the damped one toward seat 0's
+  (a start far from fair: a singular Jacobian), the step is the damped one toward seat 0's
   share, each seat by its own sign (a seat winning as often as seat 0 stays), and the next
-  iteration measures the Jacobian again. A larger step back
+  iteration measures the Jacobian again; where the Newton step would take a seat whose share
+  is more than 1/(2P) from seat 0's further from it (a Jacobian measured or updated where the
+  shares barely respond can point anywhere), the seats that far take that step, the others
+  stay, and the Jacobian is measured again too. A larger step back
   to coins already played at full size is a cycle (from a start so far off that the shares
   barely respond there, the Jacobian measured there overshoots): the Jacobian is then
   corrected by the secant through the last two full-size iterations (Broyden's update), and
