@@ -167,8 +167,11 @@ def test_the_envs_render_the_board_as_text(capsys):
     ]
     assert players[-3:] == [["S0", "hard"], ["S1", "agent"], ["S2", "easy"]]
     human = SeatEnv(["easy", "hard"], render_mode="human")
-    human.reset(seed=1, options={"game": 4})
+    human.reset(seed=1, options={"game": 4})  # ("human" draws at every reset and step)
+    assert capsys.readouterr().out.strip() == text
     assert human.render() is None and capsys.readouterr().out.strip() == text
+    human.step(0)
+    assert capsys.readouterr().out.startswith("game 4 of seed 1, the agent in seat 1, round ")
     assert SeatEnv().render() is None  # no render mode: nothing
     table = TableEnv(render_mode="ansi")
     table.reset(seed=2)
@@ -417,6 +420,10 @@ def test_a_game_that_never_asks_the_agent_starts_already_decided():
     with warnings.catch_warnings():  # its round's Box had equal bounds: a warning (QA)
         warnings.simplefilter("error")
         check_env(gymnasium.make("barbaron/Seat-v0", rules=Rules(rounds=1)).unwrapped)
+    round_low = [
+        SeatEnv(rules=Rules(rounds=r)).observation_space["observation"].low[36] for r in (1, 10)
+    ]
+    assert round_low == [0, 1]  # (the standard game's space as it was: saved models still load)
     batch = BatchEnv(["normal"], rules=Rules(rounds=1, players=2))
     batch.reset(1, 1)
     assert batch.step(np.zeros(1, dtype=np.int64))[3].all()

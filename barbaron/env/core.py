@@ -100,7 +100,9 @@ def obs_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     low[3 * p : 3 * p + 12] = -1
     high[3 * p : 3 * p + 12] = p - 1
     high[3 * p + 12 : 3 * p + 24] = R.MAX_LEVEL
-    low[3 * p + 24], high[3 * p + 24] = 0, rules.rounds  # (0: a Box of one round is no point)
+    # (a one-round game's round from 0: a Box whose bounds are equal warns; the others keep 1,
+    # so that a model saved with the space of Seat-v0 still loads)
+    low[3 * p + 24], high[3 * p + 24] = min(1, rules.rounds - 1), rules.rounds
     high[3 * p + 25] = p - 1
     high[3 * p + 26 : 3 * p + 29] = 1
     low[3 * p + 29], high[3 * p + 29] = -1, R.N_BARS - 1

@@ -102,6 +102,8 @@ class SeatEnv(gymnasium.Env):
         self._ended = "after a reset that failed (a bot raised, or Ctrl-C, as the game began)"
         obs, mask, info = self.batch.reset(self._run_seed, 1, first_game=self._game)
         self._ended = None
+        if self.render_mode == "human":  # (Gymnasium's way: "human" draws as it goes)
+            self.render()
         return self._obs(obs, mask), self._info(mask, info)
 
     def _current_mask(self) -> np.ndarray | None:
@@ -127,11 +129,14 @@ class SeatEnv(gymnasium.Env):
         if done[0]:
             self._ended = "after the end of the episode"
             out["worth"] = info["final_worth"][0].tolist()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(obs, mask), float(reward[0]), bool(done[0]), False, out
 
     def render(self) -> str | None:
         """The game as text, the question open and the board (the agent's seat named "agent"):
-        printed with ``render_mode="human"``, returned with ``"ansi"``."""
+        returned with ``render_mode="ansi"``; printed with ``"human"``, as every reset and step
+        does then."""
         seat = None if self.batch.table is None else int(self.batch.agent_seat[0])
         heading = f"game {self._game} of seed {self._run_seed}, the agent in seat {seat}"
         return core.render(self.render_mode, self.batch.table, heading)

@@ -75,6 +75,8 @@ class TableEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._after_move(end=False)
+        if self.render_mode == "human":  # (PettingZoo's way: "human" draws as it goes)
+            self.render()
 
     def _legal(self, seat: int) -> np.ndarray | None:
         """The seat's current mask, or None before the first reset."""
@@ -139,10 +141,12 @@ class TableEnv(AECEnv):
             self.table.answer(a)
         self._after_move()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
-        """The game as text, the question open and the board: printed with
-        ``render_mode="human"``, returned with ``"ansi"``."""
+        """The game as text, the question open and the board: returned with
+        ``render_mode="ansi"``; printed with ``"human"``, as every reset and step does then."""
         heading = f"game {self._game} of seed {self._run_seed}"
         return core.render(self.render_mode, self.table, heading, "seat_{seat}")
 
