@@ -423,7 +423,9 @@ def predict(ratings: list[dict], lineup: Sequence[str]) -> list[float]:
     if not 2 <= len(lineup) <= 4:  # R5
         raise UsageError(f"a table has 2, 3 or 4 players (R5): the lineup has {len(lineup)}")
     order = list(rating)
-    found = [_in_pool(spec, order, "lineup") for spec in lineup]  # (a bot spelt otherwise too)
+    exact = all(isinstance(spec, str) and spec in rating for spec in lineup)
+    built = None if exact else _buildable(order)  # (built once, if needed at all)
+    found = [_in_pool(spec, order, "lineup", built) for spec in lineup]  # (spelt otherwise too)
     if None in found:
         raise UsageError(f"{lineup[found.index(None)]!r} is not a bot of this tournament")
     lineup = found
@@ -513,22 +515,39 @@ def tournament(
         return run.finish(TournamentResult, summary, table)
 
 
-def _in_pool(spec: object, pool: list[str], option: str) -> str | None:
+def _in_pool(spec: object, pool: list[str], option: str, built: list | None = None) -> str | None:
     """The pool's spec of the bot ``spec`` names: the same text, or a spec of the same bot
     (``normal:cushion=880`` for ``normal``; QA: only the same text was found); None if the
-    pool has no such bot. A spec that builds no bot is a UsageError naming ``option``."""
+    pool has no such bot. A spec that builds no bot is a UsageError naming ``option``.
+    ``built``: the pool's bots, if built already (None for one that does not build here)."""
     from barbaron.runs import build_bots, same_bot
 
-    if spec in pool:
-        return spec
     if not isinstance(spec, str):
         raise UsageError(f"{option} must be a bot spec, got {spec!r}")
+    if spec in pool:
+        return spec
     try:
         (bot,) = build_bots([spec])
     except UsageError as e:
         raise UsageError(f"{option} {spec!r}: {e}") from None
-    built = build_bots(pool)
-    return next((s for s, member in zip(pool, built, strict=True) if same_bot(bot, member)), None)
+    built = build_bots(pool) if built is None else built
+    return next(
+        (s for s, m in zip(pool, built, strict=True) if m is not None and same_bot(bot, m)), None
+    )
+
+
+def _buildable(pool: list[str]) -> list:
+    """Each spec of ``pool`` built, or None where it builds no bot in this process (a plugin
+    file gone since the tournament)."""
+    from barbaron.runs import build_bots
+
+    out = []
+    for spec in pool:
+        try:
+            out.append(build_bots([spec])[0])
+        except UsageError:
+            out.append(None)
+    return out
 
 
 def _anchor_used(
