@@ -138,3 +138,27 @@ def number(name: str, value: object, low: float | None = None, high: float | Non
             bound = "" if high is None else f" <= {high:g}"
         raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
     return float(value)
+
+
+def fixed(x: float, digits: int = 4, sign: bool = False, keep_minus: bool = False) -> str:
+    """``x`` with ``digits`` decimals (and its sign, with ``sign``); one that rounds to zero is
+    0, never -0 (-0.0 read as a loss of a hair), unless ``keep_minus`` (an interval's bound:
+    [-0.0000, 0.0006] holds zero, [0.0000, 0.0006] would read as if it did not, QA); +inf,
+    -inf and nan as such."""
+    if not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("+inf" if x > 0 else "-inf")
+    text = f"{x:+.{digits}f}"
+    if float(text) == 0 and not (keep_minus and x < 0) or not sign and text[0] == "+":
+        text = text[1:]
+    return f"+{text}" if sign and text[0] not in "+-" else text
+
+
+def interval(ci: list[float | None], digits: int = 4, sign: bool = False) -> str:
+    """``[low, high]`` with four decimals (or ``digits``, signed with ``sign``); ``-`` where
+    there is none (too few deals: summary.json's nulls)."""
+    low, high = map(read_number, ci)
+    if math.isnan(low) and math.isnan(high):
+        return "-"
+    # a bound below zero that rounds to 0 keeps its minus, unless both do: [0.0000, 0.0000]
+    shown = max(abs(low), abs(high)) >= 0.5 * 10**-digits  # (an end shows a digit)
+    return f"[{fixed(low, digits, sign, shown)}, {fixed(high, digits, sign, shown)}]"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from barbaron.params import p_phrase
+from barbaron.params import fixed, interval, p_phrase, read_number
 from barbaron.strategy import format_value
 
 
@@ -54,9 +54,9 @@ def compare_sides(summary: dict):
     labels = [f"NEW {summary['new']}", f"BASE {summary['base']}"]
     _bars_with_intervals(ax, labels, summary["own"], 1 / players)
     diff = summary["difference"]
-    low, high = _floats(diff["win_share_ci"])
+    shown = f"{fixed(read_number(diff['win_share']), sign=True)} {interval(diff['win_share_ci'])}"
     ax.set_title(
-        f"NEW - BASE: {float(_floats(diff['win_share'])):+.4f} [{low:+.4f}, {high:+.4f}]"
+        f"NEW - BASE: {shown}"
         f" ({summary['games']:,} games per side; field: {', '.join(summary['field'])})",
         fontsize=9,
     )

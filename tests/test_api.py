@@ -755,7 +755,8 @@ def test_two_values_of_a_sweep_are_told_apart_as_their_paired_interval_says():
 
 def test_a_seats_table_shows_how_far_an_interval_reaches_on_each_side():
     """The seats' table printed share ±half-width, which an interval near 0 is not (review)."""
-    from barbaron.commands._shared import interval, plus_minus
+    from barbaron.commands._shared import plus_minus
+    from barbaron.params import interval
 
     assert plus_minus(0.25, [0.2, 0.3]) == "0.2500 ±0.0500"
     assert plus_minus(0.0, [0.0, 0.19]) == "0.0000 +0.1900/-0.0000"

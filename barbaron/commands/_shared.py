@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from barbaron.config import BACKENDS, DEFAULT_BATCH_SIZE, RULES_OPTIONS, backend_named
-from barbaron.params import counted, p_phrase, read_number
+from barbaron.params import counted, interval, p_phrase, read_number
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -173,30 +173,6 @@ def run_options(args: argparse.Namespace) -> dict:
 
 
 # --- tables ----------------------------------------------------------------------------------
-def fixed(x: float, digits: int = 4, sign: bool = False, bound: bool = False) -> str:
-    """``x`` with ``digits`` decimals (and its sign, with ``sign``); one that rounds to zero is
-    0, never -0 (-0.0 read as a loss of a hair), except an interval's ``bound`` below zero
-    whose other bound does not round to 0: [-0.0000, 0.0006] crosses zero, [0.0000, 0.0006]
-    would read as if it did not (QA); +inf, -inf and nan as such."""
-    if not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("+inf" if x > 0 else "-inf")
-    text = f"{x:+.{digits}f}"
-    if float(text) == 0 and not (bound and x < 0) or not sign and text[0] == "+":
-        text = text[1:]
-    return f"+{text}" if sign and text[0] not in "+-" else text
-
-
-def interval(ci: list[float | None], digits: int = 4, sign: bool = False) -> str:
-    """``[low, high]`` with four decimals (or ``digits``, signed with ``sign``); ``-`` where
-    there is none (too few deals: summary.json's nulls)."""
-    low, high = map(read_number, ci)
-    if math.isnan(low) and math.isnan(high):
-        return "-"
-    # a bound below zero that rounds to 0 keeps its minus, unless both do: [0.0000, 0.0000]
-    crosses = max(abs(low), abs(high)) >= 0.5 * 10**-digits
-    return f"[{fixed(low, digits, sign, crosses)}, {fixed(high, digits, sign, crosses)}]"
-
-
 def plus_minus(mean: float, ci: list[float | None]) -> str:
     """``mean ±reach`` with four decimals, or ``mean +above/-below`` where the interval reaches
     further on one side (an interval near 0 or 1 is not centred on its share)."""

@@ -14,14 +14,12 @@ from barbaron.commands._shared import (
     add_field_options,
     add_rules_options,
     add_run_options,
-    fixed,
-    interval,
     print_done,
     rules_line,
     run_options,
 )
 from barbaron.config import SPRT_LOOK
-from barbaron.params import read_number
+from barbaron.params import fixed, interval, read_number
 
 HELP = "is NEW stronger than BASE? paired games, interval, SPRT"
 EPILOG = """examples:

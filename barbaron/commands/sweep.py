@@ -11,14 +11,13 @@ from barbaron.commands._shared import (
     add_field_options,
     add_rules_options,
     add_run_options,
-    interval,
     print_done,
     rules_line,
     run_options,
 )
 from barbaron.config import DEFAULT_GAMES, PAIRED_ARMS
 from barbaron.errors import UsageError
-from barbaron.params import read_number
+from barbaron.params import interval, read_number
 
 HELP = "tune one parameter of a bot against a fixed field"
 EPILOG = """example:

@@ -18,13 +18,11 @@ from barbaron.commands._shared import (
     Once,
     add_rules_options,
     add_run_options,
-    fixed,
-    interval,
     print_done,
     rules_line,
     run_options,
 )
-from barbaron.params import counted, read_number
+from barbaron.params import counted, fixed, interval, read_number
 
 HELP = "rate every bot of a pool on one Elo-like scale, with intervals"
 EPILOG = """examples:

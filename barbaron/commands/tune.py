@@ -16,14 +16,12 @@ from barbaron.commands._shared import (
     add_field_options,
     add_rules_options,
     add_run_options,
-    fixed,
-    interval,
     print_done,
     rules_line,
     run_options,
 )
 from barbaron.config import TRIAL_GAMES
-from barbaron.params import read_number
+from barbaron.params import fixed, interval, read_number
 
 HELP = "tune a bot's parameters (optuna): strongest, or a target win share"
 TARGET_TOLERANCE = 0.01  # a confirmed share whose whole interval is this near a target meets it
