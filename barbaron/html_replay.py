@@ -405,7 +405,7 @@ document.getElementById("next").onclick = () => show(cur + 1);
 document.getElementById("last").onclick = () => show(F.length - 1);
 document.addEventListener("keydown", (e) => {
   const step = {ArrowLeft: -1, ArrowRight: 1}[e.key];
-  if (step === undefined) return;
+  if (step === undefined || e.altKey || e.ctrlKey || e.metaKey) return;  // (Alt+Left: Back)
   e.preventDefault();  // the slider, when focused, would move one turn more
   show(cur + step);
 });

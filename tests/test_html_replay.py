@@ -125,14 +125,14 @@ def find_browser():
     return None
 
 
-def browser_dom(path, profile):
-    """The page's DOM at its last turn, as a headless browser's script leaves it."""
+def browser_dom(path, profile, turn="last"):
+    """The page's DOM opened at ``turn``, as a headless browser's script leaves it."""
     browser = find_browser()
     if browser is None:
         pytest.skip("no headless browser: install Debian's 'chromium' package to run this test")
     return subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-         "--dump-dom", f"{path.as_uri()}#turn=last"],
+         "--dump-dom", f"{path.as_uri()}#turn={turn}"],
         capture_output=True, text=True, timeout=50,
     ).stdout  # fmt: skip
 
@@ -154,13 +154,15 @@ def test_in_a_real_browser_an_arrow_key_on_the_slider_moves_one_turn(seeded_page
     probe = tmp_path / "probe.html"
     script = (
         "<script>const probed = document.getElementById('slider'); probed.focus();"
-        "const key = new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true, "
-        "cancelable: true}); probed.dispatchEvent(key);"
-        "document.body.setAttribute('data-taken', String(key.defaultPrevented));</script>"
+        "const press = (alt) => {const key = new KeyboardEvent('keydown', {key: 'ArrowRight', "
+        "altKey: alt, bubbles: true, cancelable: true}); probed.dispatchEvent(key); "
+        "return key.defaultPrevented;};"
+        "document.body.setAttribute('data-taken', press(false) + ',' + press(true));</script>"
     )
     probe.write_text(path.read_text().replace("</body>", script + "</body>"))
-    dom = browser_dom(probe, tmp_path / "profile")  # (it opens at #turn=last: the key is ignored
-    assert 'data-taken="true"' in dom  # at the last turn, and still taken from the slider)
+    dom = browser_dom(probe, tmp_path / "profile", turn=0)
+    assert 'data-taken="true,false"' in dom  # taken from the slider; Alt+arrow left to the browser
+    assert 'data-frame="1"' in dom  # one turn on (Alt+Right moved nothing)
 
 
 def test_in_a_real_browser_the_coins_axis_fits_a_million(tmp_path, capsys):
