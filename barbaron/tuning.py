@@ -137,10 +137,11 @@ def parse_params(bot: str, params: Sequence[str] | Mapping[str, Sequence[float]]
             raise UsageError(
                 f"--param {text!r}: {name} is text (default {default!r}), not a number to tune"
             )
+        bounds = listed(bounds)  # (numpy's arrays too, as sweep takes them; QA)
         if isinstance(bounds, str):
             parts = bounds.split(":")
-        else:  # (numpy's arrays and numbers too, as sweep takes them; QA)
-            parts = listed(bounds) if isinstance(listed(bounds), Sequence) else [bounds]
+        else:  # (a pair; bytes and ranges are no pair of bounds: range(0, 2) is 0 and 1)
+            parts = list(bounds) if isinstance(bounds, list | tuple) else [bounds]
         try:
             if len(parts) != 2 or any(isinstance(x, bool | np.bool_) for x in parts):
                 raise ValueError  # ((False, True) ran as 0:1, QA)
@@ -265,8 +266,7 @@ def run_study(
 
 def in_memory(saved: optuna.Study) -> optuna.Study:
     """A study in memory holding ``saved``'s complete trials, in order, to ask and tell in (with
-    ``run_study(..., saved=saved)``): a folder from before 4 December 2026 may also hold a
-    failed trial, which is no part of the model."""
+    ``run_study(..., saved=saved)``)."""
     import optuna
 
     study = optuna.create_study(study_name=saved.study_name, direction=saved.direction)

@@ -345,6 +345,8 @@ def test_bad_input_raises_clear_errors():
         BatchEnv(["normal"] * 4)
     with pytest.raises(ValueError, match=r"opponents: 1 to 3 bot specs .*, got 0"):
         SeatEnv(opponents=[])  # (QA: "2 players need 1 opponents, got 0")
+    with pytest.raises(ValueError, match="2 players need 1 opponent, got 0"):
+        SeatEnv(opponents=[], rules=Rules(players=2))
     with pytest.raises(ValueError, match="seat"):
         BatchEnv(seat=4)
     with pytest.raises(ValueError, match="reward"):

@@ -89,7 +89,7 @@ def test_parameters_are_checked_against_the_bot():
     assert parse_params("hard", {"risk": np.array([0.0, 2.0])}) == parse_params(
         "hard", ["risk=0:2"]
     )
-    for bad in ((False, True), np.array([0, 1, 2])):
+    for bad in ((False, True), np.array([0, 1, 2]), range(0, 2), b"\x00\x02"):
         with pytest.raises(UsageError, match="LOW:HIGH must be two finite numbers"):
             parse_params("hard", {"risk": bad})
 

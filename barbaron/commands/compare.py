@@ -34,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--elo0",
         type=float,
-        help="SPRT: H0 Elo difference; giving --elo0 or --elo1 runs the SPRT (the other "
-        f"defaults to 0 and 10), which looks every {SPRT_LOOK:,} games per arm, its units of "
+        help="SPRT: H0 Elo difference; giving --elo0 or --elo1 runs the SPRT (--elo0 defaults "
+        f"to 0, --elo1 to 10), which looks every {SPRT_LOOK:,} games per arm, its units of "
         "work, so it takes no --batch-size (default: no SPRT, all --max-games played)",
     )
     parser.add_argument(

@@ -53,7 +53,7 @@ from barbaron import batch
 from barbaron import rules as R
 from barbaron.batch import BatchState, kernel_state
 from barbaron.config import MAX_INDEX
-from barbaron.params import is_whole
+from barbaron.params import counted, is_whole
 from barbaron.rules import Rules
 from barbaron.strategy import Decision, IllegalDecision, Strategy, ask, is_strategy, rules_kept
 
@@ -313,7 +313,8 @@ def make_opponents(opponents: Sequence[str | Strategy], players: int) -> list[St
     opponents = list(opponents)
     if len(opponents) != players - 1:
         raise ValueError(
-            f"{players} players need {players - 1} opponents, got {len(opponents)}: {opponents}"
+            f"{players} players need {counted(players - 1, 'opponent')}, got {len(opponents)}: "
+            f"{opponents}"
         )
     out = []
     for i, spec in enumerate(opponents):
