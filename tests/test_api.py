@@ -81,6 +81,21 @@ def test_the_bonus_sweep_of_a_mixed_lineup_played_as_given_says_it_tests_bots_to
     assert noted(rotate=False) and not noted(rotate=True)
 
 
+def test_the_seats_table_lines_the_shares_up_whatever_their_intervals_reach():
+    """A lopsided interval (+a/-b) filled its cell, so its share sat left of the ± rows' (QA)."""
+    import re
+
+    from barbaron.commands.seats import tables
+
+    summary = api.seats(["easy", "hard"], bonus=[0, 100], games=20, **COMMON).summary
+    cells = [["0.5000", [0.45, 0.55]], ["0.5000", [0.40, 0.55]]]  # a ± cell and a +a/-b cell
+    for point, (share, ci) in zip(summary["points"], cells, strict=True):
+        point["seats"][0] |= {"win_share": float(share), "win_share_ci": ci}
+    rows = [line for line in tables(summary).splitlines() if re.match(r"\s+\d+ ", line)]
+    starts = [re.search(r"0\.5000 [±+]", row).start() for row in rows]
+    assert len(rows) == 2 and starts[0] == starts[1], rows
+
+
 def test_compare_of_a_bot_with_itself_is_exactly_even():
     result = api.compare("normal", "normal:cushion=880", max_games=2000, **COMMON)
     assert isinstance(result, api.CompareResult)

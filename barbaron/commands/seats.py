@@ -119,9 +119,15 @@ def tables(summary: dict) -> str:
     lines += rules_line(points[0]["arm"].get("rules"), varied="bonus")
     lines.append(f"{'bonus':>6} {header} {'balance p':>10} {'slope':>9}")
     untestable = False
-    for p in points:
+    cells_of = [
+        [plus_minus(read_number(s["win_share"]), s["win_share_ci"]) for s in p["seats"]]
+        for p in points
+    ]
+    # each seat's reaches left-aligned after its shares, so that the shares line up (QA)
+    widths = [max(len(row[seat]) for row in cells_of) for seat in range(players)]
+    for p, row in zip(points, cells_of, strict=True):
         cells = " ".join(
-            plus_minus(read_number(s["win_share"]), s["win_share_ci"]).rjust(22) for s in p["seats"]
+            cell.ljust(width).rjust(22) for cell, width in zip(row, widths, strict=True)
         )
         balance = read_number(p["seat_balance"]["p_value"])
         testable = not math.isnan(balance)  # too few deals, or no variation: said below (QA)
