@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMPLETE: ContextVar[Path | None] = ContextVar("COMPLETE", default=None)  # a study's results
 # folder once its tables are all in place (a Ctrl-C after that says they are complete)
 RECORD = "arguments.json"  # in a finished sub-run's folder: what played it, compared on reuse
+BOT_ARGUMENTS = ("bots", "bot", "new", "base", "field", "gauntlet")  # an api function's bot specs
 STUDY_MARK = ".barbaron-study"  # in a study's results folder: which study writes there
 CREATED: list[Path] = []  # folders this process created for its output, the outermost first
 USED: list[Path] = []  # the sub-run folders this process played or reused, in order
@@ -61,7 +62,12 @@ def run(
     have."""
     quiet = QUIET.get() if quiet is None else quiet
     extra = record  # (as given: a replay of an interrupted sub-run takes it again)
-    record = as_json({"function": function.__name__, **arguments} | (record or {}))
+    # the bots resolved to their parameters now: a name alone ("normal") would reuse games of
+    # a Homie whose defaults have changed since (QA)
+    bots = {k: arguments[k] for k in BOT_ARGUMENTS if arguments.get(k) is not None}
+    now = {"resolved": {k: resolved(v) if isinstance(v, str) else list(map(resolved, v))
+                        for k, v in bots.items()}}  # fmt: skip
+    record = as_json({"function": function.__name__, **arguments} | now | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
     done = (out / "summary.json").exists()
@@ -133,6 +139,18 @@ def run(
     return json.loads((out / "summary.json").read_text())
 
 
+def resolved(spec: str) -> str:
+    """A bot spec with every parameter spelled out (and, for the dial, its two ends')."""
+    from barbaron.registry import make_bot
+
+    bot = make_bot(spec)
+    text = repr(bot)
+    for end in ("expert", "beginner"):
+        if hasattr(bot, end):
+            text += f" [{end}: {getattr(bot, end)!r}]"
+    return text
+
+
 def _matches(had: dict | None, record: dict) -> bool:
     """Whether a sub-run's arguments.json records ``record`` (its other keys are notes)."""
     return had is not None and {key: had.get(key) for key in record} == record
@@ -171,7 +189,21 @@ def difference(had: dict | None, now: dict) -> str:
     if had is None:
         return f"arguments it does not record (no readable {RECORD})"
     key = next(k for k in {**now, **had} if k not in had or k not in now or had[k] != now[k])
+    if key == "resolved" and key in had:  # which bot, not every bot's parameters (one line)
+        then, later = _flat(had[key]), _flat(now[key])
+        changed = next(((a, b) for a, b in zip(then, later, strict=False) if a != b), None)
+        if changed is not None and len(then) == len(later):
+            return f"a bot then {changed[0]!r} (now {changed[1]!r}: its defaults have changed)"
     return f"{key}={_shown(had, key)} (now {_shown(now, key)})"
+
+
+def _flat(resolved_bots: object) -> list:
+    """The resolved specs of a record, in order (a list, or lists by argument)."""
+    if isinstance(resolved_bots, dict):
+        return [
+            spec for v in resolved_bots.values() for spec in (v if isinstance(v, list) else [v])
+        ]
+    return list(resolved_bots) if isinstance(resolved_bots, list) else [resolved_bots]
 
 
 def _shown(arguments: dict, key: str) -> str:

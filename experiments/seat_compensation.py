@@ -50,11 +50,10 @@ import pandas as pd
 
 from barbaron import api
 from barbaron.params import read_number
-from barbaron.registry import make_bot
 from barbaron.results import write_json
 from barbaron.stats import zero_crossing
 from experiments import common
-from experiments.common import run
+from experiments.common import resolved, run
 
 SEED = 2026
 FULL_GRID = "0:200:25"
@@ -185,16 +184,6 @@ SOLVES = {
     "hard-old-4p": 1_000_000,  # the first edition's open question: flat or shaped at old Hard?
 }
 OTHER_SEARCH = 500_000  # the search's games per lineup for a table solved on request (--solves)
-
-
-def resolved(spec: str) -> str:
-    """A bot spec with every parameter spelled out (and, for the dial, its two ends')."""
-    bot = make_bot(spec)
-    text = repr(bot)
-    for end in ("expert", "beginner"):
-        if hasattr(bot, end):
-            text += f" [{end}: {getattr(bot, end)!r}]"
-    return text
 
 
 def record_of(table: Table) -> dict:

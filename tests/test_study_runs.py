@@ -9,6 +9,7 @@ from conftest import ctrl_c_after_unit
 
 from barbaron import api
 from barbaron.errors import RunInterrupted, UsageError
+from barbaron.registry import make_bot
 from barbaron.results import ResultsError, written
 from experiments import common
 
@@ -36,16 +37,24 @@ def test_a_finished_run_with_the_same_arguments_is_reused_as_it_is(tmp_path, cap
     out = tmp_path / "run"
     first, said = play(out, capsys)
     assert ">>> api.play(" in said
-    assert json.loads((out / common.RECORD).read_text()) == {
+    record = json.loads((out / common.RECORD).read_text())
+    assert record == {
         "function": "play",
         "bots": BOTS,
         "games": 400,
         "seed": 3,
+        "resolved": {"bots": [repr(make_bot(b)) for b in BOTS]},  # the bots as played
     }
     started = json.loads((out / "manifest.json").read_text())["started"]
     again, said = play(out, capsys)
     assert again == first and "reusing" in said
     assert json.loads((out / "manifest.json").read_text())["started"] == started
+    # a Homie whose defaults changed since: its name alone would reuse the old games (QA)
+    record["resolved"]["bots"][0] = "easy:buy=0.5,upgrade=0.1,takeover=0.05"
+    (out / common.RECORD).write_text(json.dumps(record))
+    changed = r"a bot then 'easy:buy=0.5,.*' \(now 'easy:buy=0.6,.*: its defaults have changed\)"
+    with pytest.raises(UsageError, match=f"played with {changed}"):
+        play(out, capsys)
 
 
 def test_a_run_played_with_other_arguments_is_refused_unless_forced(tmp_path, capsys):
