@@ -188,6 +188,12 @@ def check_game_counts(args: argparse.Namespace) -> None:
     for option, games, least, what in needs:
         if games < least:
             raise UsageError(f"{option} {games:,} is too few: {what} needs at least {least:,}")
+        if option != "--games" and games < 2 * least:  # (QA: mc's rating had no interval)
+            print(
+                f">>> note: {option} {games:,} plays one deal of each lineup of {what}: its "
+                f"ratings get no interval (one needs two deals, {2 * least:,} games)",
+                flush=True,
+            )
     if args.tune_games % PLAYERS or args.tune_games < TUNE_LEAST_GAMES:
         raise UsageError(
             f"--tune-games {args.tune_games:,} must be a multiple of the tune table's {PLAYERS} "
@@ -196,6 +202,11 @@ def check_game_counts(args: argparse.Namespace) -> None:
         )
     if args.tune_trials > MAX_TRIALS:
         raise UsageError(f"--tune-trials {args.tune_trials:,} is too many: at most {MAX_TRIALS:,}")
+    if args.games % PLAYERS:  # (QA: 4,002 played 4,000 at the 1-vs-3 tables, 4,002 in pairs)
+        raise UsageError(
+            f"--games {args.games:,} is not a multiple of the 1-vs-3 tables' {PLAYERS} rotations "
+            f"(e.g. {args.games - args.games % PLAYERS + PLAYERS:,})"
+        )
     if args.sweep_games % PLAYERS:
         raise UsageError(
             f"--sweep-games {args.sweep_games:,} is not a multiple of the sweeps' {PLAYERS} "

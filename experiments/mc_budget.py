@@ -2,8 +2,9 @@
 
 For each number of rollouts K (default 4, 16, 32 = mc's default, 64), plays mc against three
 greedy (all rotations) and records mc's win share with its 95% interval and the games per
-second per core of the whole table. Writes ``OUT/runs/`` (one barbaron results folder per K),
-``mc_budget.csv`` and ``mc_budget.png`` (win share and speed against K).
+second per core of the whole table (this machine's, at the time: compare the Ks of one run,
+numba's compilation done before the first). Writes ``OUT/runs/`` (one barbaron results folder
+per K), ``mc_budget.csv`` and ``mc_budget.png`` (win share and speed against K).
 
     python -m experiments.mc_budget                                  # as in the README
     python -m experiments.mc_budget --games 4000 --rollouts 4,16 --out /tmp/budget
@@ -50,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         arguments={"games": args.games, "rollouts": args.rollouts, "seed": args.seed},
     )
     ks = args.rollouts
+    # numba's kernels compiled (and cached on disk for the workers) before any K is timed: a
+    # first run's speed included the compilation (QA: 755 games/s/core, then 1,560)
+    api.play([f"mc:rollouts={min(ks)}", *[FIELD] * (PLAYERS - 1)], games=PLAYERS, progress=False)
     rows = []
     for k in ks:
         folder = args.out / "runs" / f"mc-k{k}"

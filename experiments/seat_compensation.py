@@ -375,7 +375,9 @@ def main(argv: list[str] | None = None) -> int:
         "--games",
         type=common.count,
         default=1_000_000,
-        help="games per bonus point, same bot in every seat (default 1,000,000)",
+        help="games per bonus point, same bot in every seat (default 1,000,000); every count "
+        "of games is rounded down to whole deals of its table (a mixed table of 3 plays "
+        "999,999 of 1,000,000)",
     )
     parser.add_argument(
         "--mixed-games",
@@ -421,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     common.QUIET.set(args.quiet)
+    if args.tables is not None and not args.tables.strip():  # (QA: "" ran every table)
+        parser.error("--tables is empty: name one or more tables, or leave it out for all")
     chosen = args.tables.split(",") if args.tables else [t.name for t in TABLES]
     unknown = sorted(set(chosen) - set(BY_NAME))
     if unknown:
