@@ -21,10 +21,13 @@ plus ``worth`` times its worth share (``worth=0``: worth share only breaks ties)
   ``rollouts`` more for those games, the same futures for every option again.
 - **Caution.** It departs from its own playout's answer (listed first) only where another
   option's mean score is higher by more than ``z`` standard errors of the paired differences
-  (same futures), so with few rollouts it falls back on that policy's judgement.
+  (same futures), so with few rollouts it falls back on that policy's judgement (with one
+  rollout there is no spread to measure: it keeps its playout's answer, unless ``z`` is 0).
 
 Cost: per decision, (options x rollouts) games played from the decision to the end: about
-2 x (upgrades + 1) x rollouts half-games per turn. See the README for strength against time.
+2 x (upgrades + 1) x rollouts half-games per turn, and ``extra`` x that again where the best two
+are within ``close`` (ties included: ``close=0`` still takes the extra rounds for an exact tie).
+See the README for strength against time.
 Every answer depends only on (seed, game, the position, its parameters): the futures come from
 counter-based streams, so a game is the same alone or in any batch.
 """
@@ -181,15 +184,15 @@ class MC(Strategy):
         count = played[:, :1, :].sum(axis=2)  # rollouts per row (the same for every option)
         diff = np.where(played, score - score[:, :1, :], 0.0)
         mean = diff.sum(axis=2) / count
-        var = np.where(played, (diff - mean[..., None]) ** 2, 0.0).sum(axis=2) / np.maximum(
-            count - 1, 1
-        )
-        se = np.sqrt(var / count)
+        squares = np.where(played, (diff - mean[..., None]) ** 2, 0.0).sum(axis=2)
+        with np.errstate(divide="ignore", invalid="ignore"):  # one rollout: no spread to tell
+            var = np.where(count > 1, squares / (count - 1), np.inf)  # (QA: it read as 0, so
+        se = np.sqrt(var / count)  # one future overruled the playout whatever z)
         mean = np.where(ok, mean, -np.inf)
         mean[:, 0] = 0.0
         top = np.argmax(mean, axis=1)
         at = np.arange(score.shape[0])
-        sure = mean[at, top] > self.z * se[at, top]
+        sure = mean[at, top] > (self.z * se[at, top] if self.z > 0 else 0.0)
         return np.where(sure, top, 0)
 
     # --- decisions --------------------------------------------------------------------------

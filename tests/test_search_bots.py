@@ -151,6 +151,20 @@ class UpgradesInGames(Strategy):
         return np.where(np.isin(view.game[games], self.games), 0, -1).astype(np.int8)
 
 
+def test_mc_with_one_rollout_keeps_its_playouts_answer_unless_z_is_zero():
+    """One rollout has no spread: its variance read as 0, so one future overruled the playout
+    whatever z (QA: z=1e300 played as z=0). Now only z=0 departs on one future."""
+    rules, games = Rules(players=4), np.arange(40)
+
+    def worth(spec: str) -> np.ndarray:
+        bots = [make_bot(spec)] + [make_bot("greedy")] * 3
+        return play_batch(rules, bots, seed=4, games=games).worth
+
+    cautious = worth("mc:rollouts=1,z=1")
+    assert np.array_equal(cautious, worth("hard"))  # (its own playout, Hard by default)
+    assert not np.array_equal(worth("mc:rollouts=1,z=0"), cautious)
+
+
 def test_an_illegal_answer_in_a_rollout_names_the_real_game():
     """The engine knows a rollout's copy by its stream key: the error says it was in a
     rollout, and of which real game (game 5 of 0..7, not the first of the batch)."""
