@@ -105,12 +105,15 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def cushion(name: str, value: object, *, allow_none: bool = False) -> int | None:
-    """A whole number of coins >= 0 (``None``, meaning never, only with ``allow_none``)."""
+def cushion(
+    name: str, value: object, *, allow_none: bool = False, none_means: str = "never"
+) -> int | None:
+    """A whole number of coins >= 0 (``None`` only with ``allow_none``: what it means to the
+    bot, ``none_means``, the error says)."""
     if value is None and allow_none:
         return None
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
-        never = " (or none for never)" if allow_none else ""
+        never = f" (or none for {none_means})" if allow_none else ""
         raise ValueError(f"{name} must be a whole number of coins >= 0{never}, got {value!r}")
     return int(value)
 

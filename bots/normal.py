@@ -34,7 +34,9 @@ class Normal(Strategy):
 
     def __init__(self, cushion: int = 880, takeover_cushion: int | None = None) -> None:
         self.cushion = params.cushion("cushion", cushion)
-        takeover_cushion = params.cushion("takeover_cushion", takeover_cushion, allow_none=True)
+        takeover_cushion = params.cushion(
+            "takeover_cushion", takeover_cushion, allow_none=True, none_means="the same as cushion"
+        )
         self.takeover_cushion = self.cushion if takeover_cushion is None else takeover_cushion
 
     def upgrade(self, view: BatchView, games: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
     for line in listing():
         print(line)
     print(
-        "\nA spec is NAME or NAME:key=value,... ('none' = never); your own strategy is "
+        "\nA spec is NAME or NAME:key=value,... ('none' = no value, read as each bot says: "
+        "never for threshold's cushions); your own strategy is "
         "path/to/file.py:ClassName[:key=value,...] or [package.]module:ClassName[:...]. "
         "Check it with 'barbaron check SPEC'."
     )
