@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from barbaron import rules as R
+from barbaron.params import counted
 from barbaron.rules import Rules
 from barbaron.strategy import (
     Decision,
@@ -134,7 +135,7 @@ class Game:
         self._log(
             -1,
             "start",
-            f"{self.rules.players} players, {self.rules.rounds} rounds; "
+            f"{self.rules.players} players, {counted(self.rules.rounds, 'round')}; "
             f"everyone on Payday with {starts} coins (R4)",
         )
         before = dataclasses.replace(self.rules)

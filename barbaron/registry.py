@@ -587,8 +587,12 @@ def make_bot(spec: str) -> Strategy:
         raise BotSpecError(f"bot {spec!r}: {_missing(cls, spec, params) or e}") from None
     except ValueError as e:  # a parameter value the bot refuses
         raise BotSpecError(f"bot {spec!r}: {e}") from None
-    except OverflowError as e:  # a number too large for the bot's arrays
-        raise BotSpecError(f"bot {spec!r}: a parameter's value is too large ({e})") from None
+    except OverflowError:  # a number too large for the bot's arrays (QA: numpy's own words)
+        big = [k for k, v in params.items() if isinstance(v, int | float) and abs(v) >= 2**63]
+        which = ", ".join(big) if big else "a parameter's value"
+        raise BotSpecError(
+            f"bot {spec!r}: {which}: too large for the bot's arrays (at most 2**63 - 1)"
+        ) from None
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # the plugin's own constructor failed (or tried to exit)

@@ -55,7 +55,7 @@ class Hard(Strategy):
         shortfall: float = 1.0,
     ) -> None:
         self.risk = params.number("risk", risk, low=0)
-        self.reserve = params.number("reserve", reserve, low=0)
+        self.reserve = params.cushion("reserve", reserve)  # (coins: whole, as every cushion)
         self.rival = params.number("rival", rival, low=0)
         self.margin = params.number("margin", margin)
         self.shortfall = params.number("shortfall", shortfall, low=0)

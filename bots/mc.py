@@ -77,7 +77,7 @@ def playout_bot(name: str, spec: object) -> Strategy:
 
 @register("mc")
 class MC(Strategy):
-    """Flat Monte-Carlo search: plays every option out on the same futures, best win share.
+    """Flat Monte-Carlo search: plays every option out on the same futures, win and worth share.
 
     ``rollouts``: futures per option; ``playout``: the other seats' policy in the rollouts;
     ``own``: its own seat's (none: ``playout``); ``upgrades``: upgrade options considered;

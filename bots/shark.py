@@ -18,10 +18,11 @@ from barbaron.registry import register
 
 @register("shark")
 class Shark(Hard):
-    """Experimental: Hard's judgement tuned to beat Hard (no cash buffer, eager takeovers).
+    """Experimental: Hard's judgement tuned to beat the Hard of before (rival's loss counted 2x).
 
-    Hard with other defaults: keeps no buffer and takes over even at an expected loss, weighting
-    the rival's loss double.
+    Tuned when Hard kept a buffer and took over reluctantly: no buffer, takeovers even at an
+    expected loss, the rival's loss counted double. Hard has since taken the first two as its
+    defaults; Shark still differs in ``rival`` (2 against 1.5) and has no shortfall price.
     """
 
     def __init__(

@@ -207,7 +207,7 @@ def test_a_key_given_twice_is_an_error():
         ("autopilot:cushion=inf", "cushion must be a whole number of coins >= 0, got inf"),
         ("threshold:buy=lots", "buy must be a whole number of coins >= 0 (or none for never)"),
         ("threshold:upgrade=-5", "upgrade must be a whole number of coins >= 0"),
-        ("threshold:buy=99999999999999999999999", "a parameter's value is too large"),
+        ("threshold:buy=99999999999999999999999", "buy: too large for the bot's arrays"),
         ("value:weights=0", "weights must be the path of a weights file, got 0"),
         (f"{Path(__file__).parents[1] / 'bots' / 'value_weights.json'}:Bot", "not a Python file"),
     ],
