@@ -195,7 +195,8 @@ def test_a_key_given_twice_is_an_error():
         ("hard:risk=nan", "risk must be a finite number >= 0, got nan"),
         ("hard:risk=inf", "risk must be a finite number >= 0, got inf"),
         ("hard:risk=true", "risk must be a finite number >= 0, got True"),
-        ("hard:reserve=-1", "reserve must be a finite number >= 0, got -1"),
+        ("hard:reserve=-1", "reserve must be a whole number of coins >= 0, got -1"),
+        ("hard:reserve=1.5", "reserve must be a whole number of coins >= 0, got 1.5"),  # (QA)
         ("hard:margin=-inf", "margin must be a finite number, got -inf"),
         ("shark:rival=nan", "rival must be a finite number >= 0, got nan"),
         ("easy:buy=nan", "buy must be a probability from 0 to 1, got nan"),
