@@ -147,6 +147,11 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
     name = changed[0]
     if name.startswith("__main__:"):
         return f"the code of the class {name} has changed since {since}"
+    if name not in now and not Path(name).is_absolute() and not _is_file(Path(name)):
+        return (  # (QA: a relative weights file said "is gone" from another folder)
+            f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "
+            f"where {since}, or name the file by its full path)"
+        )
     if name not in now:
         return f"the file {name}, read when {since}, is gone"
     if now[name] == UNREADABLE and _plugin_path(name) is None:  # a module, not a file

@@ -1315,6 +1315,30 @@ def replay_refused_once_mine_is_gone(tmp_path, capsys, monkeypatch, spec: str, g
     assert "the module mine cannot be imported here (put its folder on PYTHONPATH" in err, err
 
 
+def test_a_replay_from_another_folder_says_where_a_relative_weights_file_was_read(
+    tmp_path, capsys, monkeypatch
+):
+    """A run's value:weights=w.json (a path relative to where it was played) said "is gone"
+    when replayed from another folder, though the file was still there (QA)."""
+    import shutil
+
+    played, elsewhere = tmp_path / "played", tmp_path / "elsewhere"
+    played.mkdir()
+    elsewhere.mkdir()
+    shutil.copy(
+        Path(__file__).resolve().parents[1] / "bots" / "value_weights.json", played / "w.json"
+    )
+    monkeypatch.chdir(played)
+    argv = ["play", "--bots", "value:weights=w.json", "greedy", "--games", "4", "--quiet"]
+    assert run(capsys, *argv, "--workers", "1", "--out", played / "r")[0] == 0
+    monkeypatch.chdir(elsewhere)
+    status, _, err = run(capsys, "replay", "--run", played / "r", "--game", "1")
+    assert status == 2 and one_line(err), err
+    assert f"the file w.json cannot be read from {elsewhere} (run this from the folder" in err
+    monkeypatch.chdir(played)
+    assert run(capsys, "replay", "--run", played / "r", "--game", "1")[0] == 0
+
+
 def test_a_replay_names_a_weights_file_or_nested_module_gone_since_the_run(
     tmp_path, capsys, monkeypatch
 ):
