@@ -119,6 +119,9 @@ def dearest(allowed: np.ndarray) -> np.ndarray:
     return np.where(allowed.any(axis=1), last, -1).astype(np.int8)
 
 
+MAX_WEIGHT = 1e12  # a fitted weight's largest size (the shipped ones are below 3): no overflow
+
+
 def read_weights(path: str | Path, key: str, names: list[str]) -> np.ndarray:
     """A bot's fitted weights from a JSON file holding ``key`` (the names, in order) and
     ``weights`` (one finite number per name); a missing or corrupt file raises ValueError
@@ -142,7 +145,10 @@ def read_weights(path: str | Path, key: str, names: list[str]) -> np.ndarray:
         not isinstance(w, list)
         or len(w) != len(names)
         or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in w)
-        or not all(math.isfinite(x) for x in w)
-    ):
-        raise ValueError(f"weights file {path}: 'weights' must be {len(names)} finite numbers")
+        or not all(math.isfinite(x) and abs(x) <= MAX_WEIGHT for x in w)
+    ):  # (QA: weights of 1e308 overflowed every score to nan, read as "no")
+        raise ValueError(
+            f"weights file {path}: 'weights' must be {len(names)} finite numbers of at most "
+            f"{MAX_WEIGHT:.0e} in size"
+        )
     return np.array(w, dtype=np.float64)

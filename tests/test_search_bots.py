@@ -59,6 +59,10 @@ def test_a_corrupt_weights_file_is_one_line(bot, names, tmp_path):
             json.dumps({"features": names, "weights": [1.0, "x"]}),
             f"must be {len(names)} finite numbers",
         ),
+        (  # (QA: every score overflowed to nan, read as "no")
+            json.dumps({"features": names, "weights": [1e308] * len(names)}),
+            "finite numbers of at most 1e\\+12 in size",
+        ),
     ]:
         path = tmp_path / "w.json"
         path.write_text(text)
