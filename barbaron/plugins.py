@@ -149,8 +149,8 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
         return f"the code of the class {name} has changed since {since}"
     if name not in now and not Path(name).is_absolute() and not _is_file(Path(name)):
         return (  # (QA: a relative weights file said "is gone" from another folder)
-            f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "
-            f"where {since}, or name the file by its full path)"
+            f"the file {name} is not in {os.getcwd()}: deleted since, or {since} in another "
+            "folder (run this from there)"
         )
     if name not in now:
         return f"the file {name}, read when {since}, is gone"

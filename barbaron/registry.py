@@ -590,9 +590,7 @@ def make_bot(spec: str) -> Strategy:
     except OverflowError:  # a number too large for the bot's arrays (QA: numpy's own words)
         big = [k for k, v in params.items() if isinstance(v, int | float) and abs(v) >= 2**63]
         which = ", ".join(big) if big else "a parameter's value"
-        raise BotSpecError(
-            f"bot {spec!r}: {which}: too large for the bot's arrays (at most 2**63 - 1)"
-        ) from None
+        raise BotSpecError(f"bot {spec!r}: {which}: too large for the bot's arrays") from None
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # the plugin's own constructor failed (or tried to exit)

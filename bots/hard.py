@@ -85,7 +85,7 @@ class Hard(Strategy):
         roll, as :meth:`buffer` does (risk 0 after the last roll: Birthday cards only)."""
         if view.turns_left(view.seat) == 0:
             return float(R.BIRTHDAY_EACH * (view.rules.players - 1)), 0.0
-        return self.reserve, self.risk
+        return float(self.reserve), self.risk  # (floats: one compiled kernel, any size)
 
     def _own_buffer(self, view: BatchView, games: np.ndarray) -> np.ndarray | None:
         """A subclass's own :meth:`buffer` for these rows, or None if it keeps Hard's."""

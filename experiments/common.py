@@ -65,8 +65,7 @@ def run(
     # the bots resolved to their parameters now: a name alone ("normal") would reuse games of
     # a Homie whose defaults have changed since (QA)
     bots = {k: arguments[k] for k in BOT_ARGUMENTS if arguments.get(k) is not None}
-    now = {"resolved": {k: resolved(v) if isinstance(v, str) else list(map(resolved, v))
-                        for k, v in bots.items()}}  # fmt: skip
+    now = {"resolved": {k: _resolved_all(v) for k, v in bots.items()}}
     record = as_json({"function": function.__name__, **arguments} | now | (record or {}))
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
@@ -140,7 +139,9 @@ def run(
 
 
 def resolved(spec: str) -> str:
-    """A bot spec with every parameter spelled out (and, for the dial, its two ends')."""
+    """A bot spec with every parameter spelled out (and, for the dial, its two ends'). One
+    level deep: a bot inside a bot's parameters (mc's ``own=hard``) and a default weights
+    file are named, not resolved."""
     from barbaron.registry import make_bot
 
     bot = make_bot(spec)
@@ -149,6 +150,16 @@ def resolved(spec: str) -> str:
         if hasattr(bot, end):
             text += f" [{end}: {getattr(bot, end)!r}]"
     return text
+
+
+def _resolved_all(bots: object) -> object:
+    """A spec or a list of specs, resolved (:func:`resolved`); anything else as it is, for the
+    api function's own error."""
+    if isinstance(bots, str):
+        return resolved(bots)
+    if isinstance(bots, list | tuple) and all(isinstance(b, str) for b in bots):
+        return [resolved(b) for b in bots]
+    return bots
 
 
 def _matches(had: dict | None, record: dict) -> bool:
@@ -189,7 +200,12 @@ def difference(had: dict | None, now: dict) -> str:
     if had is None:
         return f"arguments it does not record (no readable {RECORD})"
     key = next(k for k in {**now, **had} if k not in had or k not in now or had[k] != now[k])
-    if key == "resolved" and key in had:  # which bot, not every bot's parameters (one line)
+    if key == "resolved" and key not in had:  # (a sub-run of an earlier version)
+        return (
+            "no record of its bots' parameters (played before they were recorded: its games "
+            "may be of a bot's older defaults)"
+        )
+    if key == "resolved":  # which bot, not every bot's parameters (one line)
         then, later = _flat(had[key]), _flat(now[key])
         changed = next(((a, b) for a, b in zip(then, later, strict=False) if a != b), None)
         if changed is not None and len(then) == len(later):

@@ -27,6 +27,11 @@ FIELD = "greedy"
 PLAYERS = 4  # mc and three of the field, in every rotation
 
 
+def run_folder(out: Path, k: int) -> Path:
+    """The results folder of mc at K rollouts in the study's folder ``out``."""
+    return out / "runs" / f"mc-k{k}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = common.parser("mc_budget", __doc__)
     parser.add_argument(
@@ -53,10 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     ks = args.rollouts
     # numba's kernels compiled (and cached on disk for the workers) before any K is timed: a
     # first run's speed included the compilation (QA: 755 games/s/core, then 1,560)
-    api.play([f"mc:rollouts={min(ks)}", *[FIELD] * (PLAYERS - 1)], games=PLAYERS, progress=False)
+    if not all((run_folder(args.out, k) / "summary.json").exists() for k in ks):
+        api.play(
+            [f"mc:rollouts={min(ks)}", *[FIELD] * (PLAYERS - 1)], games=PLAYERS, progress=False
+        )
     rows = []
     for k in ks:
-        folder = args.out / "runs" / f"mc-k{k}"
+        folder = run_folder(args.out, k)
         summary = common.run(
             api.play,
             folder,

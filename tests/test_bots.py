@@ -55,6 +55,14 @@ def test_every_registered_bot_plays_the_same_games_in_any_batch(name, players):
     assert np.array_equal(whole.worth, np.concatenate([part.worth for part in parts]))
 
 
+def test_hard_takes_a_reserve_of_any_size():
+    """A whole reserve of 10**30 went into the compiled kernels as a Python int (review: a
+    typing error mid-game); the kernels take it as a float, as before."""
+    bots = [make_bot(f"hard:reserve={10**30}"), make_bot("easy")]
+    out = play_batch(Rules(players=2), bots, seed=1, games=np.arange(4))
+    assert out.worth.shape == (4, 2)
+
+
 def test_a_rows_score_does_not_depend_on_the_rows_batched_with_it():
     x = np.random.default_rng(0).normal(size=(1000, 18))
     w = np.random.default_rng(1).normal(size=18)

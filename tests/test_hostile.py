@@ -1334,7 +1334,7 @@ def test_a_replay_from_another_folder_says_where_a_relative_weights_file_was_rea
     monkeypatch.chdir(elsewhere)
     status, _, err = run(capsys, "replay", "--run", played / "r", "--game", "1")
     assert status == 2 and one_line(err), err
-    assert f"the file w.json cannot be read from {elsewhere} (run this from the folder" in err
+    assert f"the file w.json is not in {elsewhere}: deleted since, or it was played in " in err
     monkeypatch.chdir(played)
     assert run(capsys, "replay", "--run", played / "r", "--game", "1")[0] == 0
 

@@ -55,6 +55,10 @@ def test_a_finished_run_with_the_same_arguments_is_reused_as_it_is(tmp_path, cap
     changed = r"a bot then 'easy:buy=0.5,.*' \(now 'easy:buy=0.6,.*: its defaults have changed\)"
     with pytest.raises(UsageError, match=f"played with {changed}"):
         play(out, capsys)
+    del record["resolved"]  # a sub-run of an earlier version: what its games were is unknown
+    (out / common.RECORD).write_text(json.dumps(record))
+    with pytest.raises(UsageError, match="played with no record of its bots' parameters"):
+        play(out, capsys)
 
 
 def test_a_run_played_with_other_arguments_is_refused_unless_forced(tmp_path, capsys):
