@@ -583,15 +583,23 @@ def tune(
     quiet = not execution.progress
     started = time.perf_counter()
 
+    played: dict[str, tuple[float, dict]] = {}  # spec -> its trial's (value, attributes)
+
     def objective(values: dict) -> tuple[float, dict]:
         spec = spec_of(bot, values)
+        if spec in played:  # the same bot on the same deals: the same result (QA: an integer
+            return played[spec]  # space replayed reserve=0 three times in five trials)
         job = execution.job([Arm("trial", (spec, *field), rules, studied=True)], games_per_trial)
         est = play_totals(job, quiet=True)[0].position_estimate(0)
         value = est.mean if target is None else abs(est.mean - target)
         attrs = {"values": values, "spec": spec, "win_share": est.mean}
-        return value, attrs | {"win_share_ci": est.share_ci}
+        played[spec] = (value, attrs | {"win_share_ci": est.share_ci})
+        return played[spec]
 
     with _Study(execution, template, settings, direction) as run:
+        for trial in complete_trials(run.study):  # (a resumed study's trials played before)
+            played.setdefault(trial.user_attrs["spec"], (trial.value, dict(trial.user_attrs)))
+        before = len(played)
         bar = None
         if not quiet:
             from tqdm import tqdm
@@ -606,7 +614,7 @@ def tune(
                 bar.write(f"  trial {k:>4}: {attrs['spec']}: win share {attrs['win_share']:.4f}")
 
         try:
-            ran = run_study(
+            run_study(
                 run.study,
                 space,
                 objective,
@@ -633,8 +641,8 @@ def tune(
         paired = _Paired() if target is None else None
         totals = play_totals(job, quiet=quiet, on_unit=paired)
         confirmation = _confirmation(totals, paired, target, job, bot)
-        summary = {
-            "games": trials * games_per_trial + len(arms) * confirm_games,
+        summary = {  # (games: each bot played once, however many trials repeat it)
+            "games": len(played) * games_per_trial + len(arms) * confirm_games,
             "bot": bot,
             "field": list(field),
             "params": [p.record() for p in space],
@@ -661,7 +669,7 @@ def tune(
             "seats": confirmation["seats"],
         }
         seconds = time.perf_counter() - started
-        games_now = ran * games_per_trial + len(arms) * confirm_games
+        games_now = (len(played) - before) * games_per_trial + len(arms) * confirm_games
         table = [
             {
                 "trial": r["trial"],

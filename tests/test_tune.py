@@ -94,6 +94,28 @@ def test_parameters_are_checked_against_the_bot():
             parse_params("hard", {"risk": bad})
 
 
+def test_a_trial_that_repeats_an_earlier_ones_values_is_not_played_again(monkeypatch):
+    """The same bot on the same deals gives the same share: an integer space of two values
+    replayed one of them at every repeat (QA: reserve=0 three times in five trials)."""
+    played = []
+    real = tuning.play_totals
+
+    def counted(job, quiet, on_unit=None):
+        played.append(job.arms[0].bots[0])
+        return real(job, quiet, on_unit)
+
+    monkeypatch.setattr(tuning, "play_totals", counted)
+    result = api.tune("hard", ["reserve=0:1"], trials=5, games_per_trial=40, confirm_games=40,
+                      field="greedy", seed=1)  # fmt: skip
+    trials = result.summary["trials"]
+    specs = [t["spec"] for t in trials]
+    assert len(set(specs)) < len(specs)  # (this seed repeats a value)
+    assert played[:-1] == list(dict.fromkeys(specs))  # each bot once, then the confirmation
+    share = {t["spec"]: t["win_share"] for t in trials}
+    assert all(t["win_share"] == share[t["spec"]] for t in trials)
+    assert result.summary["games"] == result.games_now == 2 * 40 + 2 * 40  # bots, confirmation
+
+
 # --- the command ----------------------------------------------------------------------------
 TARGET = ["tune", "--bot", "normal", "--param", "cushion=0:1500", "--field", "easy"]
 TARGET += ["--target", "0.35", "--trials", "6", "--games-per-trial", "400", "--seed", "3"]
