@@ -147,7 +147,7 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
     name = changed[0]
     if name.startswith("__main__:"):
         return f"the code of the class {name} has changed since {since}"
-    if name not in now and not Path(name).is_absolute() and not _is_file(Path(name)):
+    if name not in now and not Path(name).is_absolute():  # (not a file here, relative)
         return (  # (QA: a relative weights file said "is gone" from another folder)
             f"the file {name} is not in {os.getcwd()}: deleted since, or {since} in another "
             "folder (run this from there)"

@@ -63,10 +63,12 @@ def run(
     quiet = QUIET.get() if quiet is None else quiet
     extra = record  # (as given: a replay of an interrupted sub-run takes it again)
     # the bots resolved to their parameters now: a name alone ("normal") would reuse games of
-    # a Homie whose defaults have changed since (QA)
-    bots = {k: arguments[k] for k in BOT_ARGUMENTS if arguments.get(k) is not None}
-    now = {"resolved": {k: _resolved_all(v) for k, v in bots.items()}}
-    record = as_json({"function": function.__name__, **arguments} | now | (record or {}))
+    # a Homie whose defaults have changed since (QA); a caller's own "resolved" (seat
+    # compensation's list, as its committed folders hold it) stands, not built again
+    if "resolved" not in (record or {}):
+        bots = {k: arguments[k] for k in BOT_ARGUMENTS if arguments.get(k) is not None}
+        record = {"resolved": {k: _resolved_all(v) for k, v in bots.items()}} | (record or {})
+    record = as_json({"function": function.__name__, **arguments} | record)
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
     done = (out / "summary.json").exists()

@@ -106,6 +106,7 @@ def curve(summary: dict, folder: Path, games: int) -> tuple[pd.DataFrame, object
         if not np.isclose(p["win_share"], share, rtol=0, atol=1e-12):
             raise RuntimeError(f"games.parquet disagrees with the summary at {p['bot']}")
     fit = ratings(dial, field, rotations)
+    unit = np.eye(len(fit.ratings))  # (the points, then the field): a rating step's weights
     rows = []
     for i, p in enumerate(points):
         row = {
@@ -123,7 +124,6 @@ def curve(summary: dict, folder: Path, games: int) -> tuple[pd.DataFrame, object
         if i:
             diff = (dial[i] - dial[i - 1]) / rotations  # paired: the same deals
             se = diff.std(ddof=1) / np.sqrt(deals)
-            unit = np.eye(len(fit.ratings))  # (the points, then the field)
             step, (step_low, step_high), _ = fit.contrast(unit[i] - unit[i - 1])
             q = t_quantile(0.025, deals - 1)  # Student's t over the deals, as the ratings' own
             row |= {
