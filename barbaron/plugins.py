@@ -128,10 +128,15 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
+def plugin_change(
+    then: object, now: dict[str, str], since: str, where: object = None
+) -> str | None:
     """What differs between the file hashes a run recorded (``then``) and those of its specs
     now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
-    recorded (``"it started"``)."""
+    recorded (``"it started"``); ``where``: the folder it was recorded in, if known (relative
+    paths were read from there)."""
+    known = isinstance(where, str) and where != "" and where != os.getcwd()
+    folder = where if known else "another folder"  # where relative paths were read
     then = then if isinstance(then, dict) else {}
     for name in sorted(p for p in now if p.startswith("__main__:")):  # a session's classes
         if now[name] == UNDEFINED:
@@ -149,8 +154,8 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
         return f"the code of the class {name} has changed since {since}"
     if name not in now and not Path(name).is_absolute():  # (not a file here, relative)
         return (  # (QA: a relative weights file said "is gone" from another folder)
-            f"the file {name} is not in {os.getcwd()}: deleted since, or {since} in another "
-            "folder (run this from there)"
+            f"the file {name} is not in {os.getcwd()}: deleted since, or {since} in "
+            f"{folder} (run this from there)"
         )
     if name not in now:
         return f"the file {name}, read when {since}, is gone"
@@ -163,8 +168,8 @@ def plugin_change(then: object, now: dict[str, str], since: str) -> str | None:
         return f"the file {name}, read when {since}, cannot be read now"
     if now[name] == UNREADABLE:
         return (
-            f"the file {name} cannot be read from {os.getcwd()} (run this from the folder "
-            f"where {since})"
+            f"the file {name} cannot be read from {os.getcwd()} (run this from "
+            f"{f'{where}, where' if known else 'the folder where'} {since})"
         )
     if name not in then:
         return f"{_called(name)} was not there when {since}"

@@ -190,7 +190,7 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
         now = plugin_hashes(list(lineup))  # this arm's files: another arm's may differ
         named = names_in(lineup)  # (also those gone since)
         mine = {name: value for name, value in recorded.items() if name in named}
-        what = plugin_change(mine, now, "it was played")
+        what = plugin_change(mine, now, "it was played", manifest.get("cwd"))
         if what is not None:  # (QA: it left out the seeded replay, the way to play it anyway)
             raise UsageError(
                 f"cannot replay a game of {run_dir}: {what} (its deal with the files as they "

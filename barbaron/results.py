@@ -678,6 +678,7 @@ class RunFolder:
             "plugins": job_plugin_hashes(job),
             "python": sys.version.split()[0],
             "host": socket.gethostname(),
+            "cwd": os.getcwd(),  # where relative plugin and weights paths were read
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "settings": self.settings,
         }

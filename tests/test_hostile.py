@@ -1283,7 +1283,9 @@ def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch)
     plugin.write_text(PLUGIN.format(cushion=100))
     monkeypatch.chdir(tmp_path)
     status, _, err = run(capsys, *replay)
-    assert status == 2 and one_line(err) and f"{plugin} cannot be read from {tmp_path}" in err
+    assert status == 2 and one_line(err), err
+    where = f"{plugin} cannot be read from {tmp_path} (run this from {tmp_path.parent}, where"
+    assert where in err, err
 
 
 def test_replay_checks_only_the_plugins_of_the_arm_it_replays(tmp_path, capsys, monkeypatch):
@@ -1334,7 +1336,10 @@ def test_a_replay_from_another_folder_says_where_a_relative_weights_file_was_rea
     monkeypatch.chdir(elsewhere)
     status, _, err = run(capsys, "replay", "--run", played / "r", "--game", "1")
     assert status == 2 and one_line(err), err
-    assert f"the file w.json is not in {elsewhere}: deleted since, or it was played in " in err
+    assert (
+        f"the file w.json is not in {elsewhere}: deleted since, or it was played in {played} "
+        "(run this from there)" in err
+    ), err
     monkeypatch.chdir(played)
     assert run(capsys, "replay", "--run", played / "r", "--game", "1")[0] == 0
 
