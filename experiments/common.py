@@ -572,6 +572,17 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_workers(parser: argparse.ArgumentParser) -> None:
+    """--workers, as in barbaron's commands: all cores by default (no result depends on it)."""
+    parser.add_argument(
+        "--workers",
+        type=workers,
+        default=os.cpu_count() or 1,
+        help=f"parallel worker processes (default: all cores, here {os.cpu_count() or 1}); no "
+        "result depends on it",
+    )
+
+
 def add_rounds_and_out(parser: argparse.ArgumentParser, study: str) -> None:
     """--rounds and --out of a study whose results folder is named after its rounds."""
     parser.add_argument(

@@ -133,7 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = common.parser("game_rewards", __doc__.split("\n\n")[0])
     parser.add_argument("--games", type=common.count, default=20_000)
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "game_rewards")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "results" / "game_rewards",
+        help="results folder (default results/game_rewards)",
+    )
     common.add_force(parser, "write into a folder that holds other files")
     args = parser.parse_args(argv)
     args.out = common.out_folder(

@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         "--games", type=common.count, default=200_000, help="games per setting (default 200,000)"
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--workers", type=common.workers, default=1)
+    common.add_workers(parser)
     common.add_rounds_and_out(parser, "homie_dial")
     common.add_force(parser)
     common.add_quiet(parser)

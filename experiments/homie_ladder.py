@@ -832,7 +832,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--mc", default=MC, help=f"the mc spec to rate (default {MC}; none: skip)")
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--workers", type=common.workers, default=2)
+    common.add_workers(parser)
     common.add_rounds_and_out(parser, "homie_ladder")
     common.add_force(parser)
     common.add_quiet(parser)

@@ -40,9 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rollouts", type=common.counts, default=[4, 16, 32, 64], help="the values of K"
     )
-    parser.add_argument("--workers", type=common.workers, default=1)
+    common.add_workers(parser)
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "mc_budget")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "results" / "mc_budget",
+        help="results folder (default results/mc_budget)",
+    )
     common.add_force(parser)
     common.add_quiet(parser)
     args = parser.parse_args(argv)

@@ -405,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         "and hard-old-4p, else 500,000)",
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--workers", type=common.workers, default=2)
+    common.add_workers(parser)
     common.add_rounds_and_out(parser, "seat_compensation")
     common.add_force(parser)
     common.add_quiet(parser)

@@ -83,13 +83,17 @@ def main(argv: list[str] | None = None) -> int:
         help="start from value's weights, or from all zeros (a policy that never says yes)",
     )
     parser.add_argument(
-        "--out", type=Path, default=ROOT / "bots" / "policy_weights.json", help="the weights file"
+        "--out",
+        type=Path,
+        default=ROOT / "bots" / "policy_weights.json",
+        help="the weights file (default bots/policy_weights.json, the one barbaron ships)",
     )
     parser.add_argument(
         "--results",
         type=Path,
         default=ROOT / "results" / "policy",
-        help="the folder of the training curve (CSV, PNG) and the arguments",
+        help="the folder of the training curve (CSV, PNG) and the arguments (default "
+        "results/policy)",
     )
     common.add_force(
         parser,

@@ -21,7 +21,6 @@ formula, learned from rollouts.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -188,12 +187,16 @@ def main(argv: list[str] | None = None) -> int:
         "--rollouts", type=common.count, default=ROLLOUTS, help="rollouts per answer"
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--out", type=Path, default=sage.WEIGHTS, help="the weights file")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=sage.WEIGHTS,
+        help="the weights file (default bots/sage_weights.json, the one barbaron ships)",
+    )
     common.add_force(parser, "replace an --out file that is not this script's weights file")
     args = parser.parse_args(argv)
     if args.games < 12:  # (--rollouts: at least 1, as common.count reads it)
-        print("error: --games must be at least 12 (whole rotations at each table)", file=sys.stderr)
-        return 2
+        parser.error("--games must be at least 12 (whole rotations at each table)")
     args.out = common.output_file(
         args.out,
         writer="train_sage",

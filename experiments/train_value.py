@@ -17,7 +17,6 @@ of positions from the harness's own games.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -157,12 +156,14 @@ def main(argv: list[str] | None = None) -> int:
         "--games", type=common.count, default=20000, help="training games (all tables)"
     )
     parser.add_argument("--seed", type=common.seed, default=SEED)
-    parser.add_argument("--out", type=Path, default=value.WEIGHTS, help="the weights file")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=value.WEIGHTS,
+        help="the weights file (default bots/value_weights.json, the one barbaron ships)",
+    )
     common.add_force(parser, "replace an --out file that is not this script's weights file")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
     args.out = common.output_file(
         args.out,
         writer="train_value",

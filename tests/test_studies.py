@@ -275,6 +275,35 @@ def test_a_study_refuses_bad_arguments_in_one_line(script, bad):
     assert bad[0] in lines[0] or "unrecognized arguments" in lines[0], done.stderr
 
 
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_studys_help_names_its_defaults_as_a_user_gives_them(script):
+    """--help named the default folders by this checkout's absolute path, and the studies'
+    --workers defaulted to 1 or 2 where barbaron's commands take all cores (QA)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", f"experiments.{script}", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+    assert done.returncode == 0 and str(root) not in done.stdout, done.stdout
+    if "--workers" in done.stdout:
+        assert f"(default: all cores, here {os.cpu_count()})" in " ".join(done.stdout.split())
+
+
+def test_the_sage_training_refuses_too_few_games_as_a_usage_error():
+    from barbaron.errors import UsageError
+    from experiments import train_sage
+
+    with pytest.raises(UsageError, match="--games must be at least 12"):
+        train_sage.main(["--games", "5", "--out", "/nonexistent/never-written.json"])
+
+
 @pytest.mark.parametrize(
     "bad",
     [
