@@ -141,16 +141,31 @@ def run(
 
 
 def resolved(spec: str) -> str:
-    """A bot spec with every parameter spelled out (and, for the dial, its two ends'). One
-    level deep: a bot inside a bot's parameters (mc's ``own=hard``) and a default weights
-    file are named, not resolved."""
+    """A bot spec with every parameter spelled out, and what the bot rests on: each bot it
+    holds (the dial's two ends, mc's ``own`` and ``playout``), resolved in turn, and a digest
+    of each array it holds (learned weights, a default file's too). A name alone would reuse
+    games of a bot changed since: a Homie's defaults, Hard inside mc, retrained weights."""
     from barbaron.registry import make_bot
 
-    bot = make_bot(spec)
+    return _resolved_bot(make_bot(spec), ())
+
+
+def _resolved_bot(bot: object, outer: tuple[int, ...]) -> str:
+    """:func:`resolved` of a bot made; ``outer``: the bots that hold it (none is resolved twice
+    on one path: a plugin's bot that holds its holder)."""
+    import hashlib
+
+    import numpy as np
+
+    from barbaron.strategy import Strategy
+
     text = repr(bot)
-    for end in ("expert", "beginner"):
-        if hasattr(bot, end):
-            text += f" [{end}: {getattr(bot, end)!r}]"
+    for name, value in vars(bot).items():
+        if isinstance(value, Strategy) and id(value) not in outer:
+            text += f" [{name}: {_resolved_bot(value, (*outer, id(bot)))}]"
+        elif isinstance(value, np.ndarray) and value.ndim > 0:
+            digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()
+            text += f" [{name}: sha256 {digest[:16]}]"
     return text
 
 
@@ -211,7 +226,9 @@ def difference(had: dict | None, now: dict) -> str:
         then, later = _flat(had[key]), _flat(now[key])
         changed = next(((a, b) for a, b in zip(then, later, strict=False) if a != b), None)
         if changed is not None and len(then) == len(later):
-            return f"a bot then {changed[0]!r} (now {changed[1]!r}: its defaults have changed)"
+            own = changed[0].partition(" [")[0] != changed[1].partition(" [")[0]
+            why = "its defaults have changed" if own else "a bot or weights it holds have changed"
+            return f"a bot then {changed[0]!r} (now {changed[1]!r}: {why})"
     return f"{key}={_shown(had, key)} (now {_shown(now, key)})"
 
 

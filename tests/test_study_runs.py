@@ -61,6 +61,27 @@ def test_a_finished_run_with_the_same_arguments_is_reused_as_it_is(tmp_path, cap
         play(out, capsys)
 
 
+def test_a_finished_run_is_not_reused_once_the_weights_or_a_bot_inside_a_bot_changed(
+    tmp_path, capsys
+):
+    """The record named a bot inside a bot (mc's own=hard) and a weights file without what
+    they were: retrained weights, or Hard's new defaults inside mc, reused the old games."""
+    import shutil
+
+    weights = tmp_path / "w.json"
+    shutil.copy(Path(__file__).resolve().parents[1] / "bots" / "value_weights.json", weights)
+    out = tmp_path / "run"
+    play(out, capsys, bots=[f"value:weights={weights}", "easy"], games=40)
+    assert "reusing" in play(out, capsys, bots=[f"value:weights={weights}", "easy"], games=40)[1]
+    data = json.loads(weights.read_text())
+    data["weights"] = [2 * w for w in data["weights"]]  # retrained, say
+    weights.write_text(json.dumps(data))
+    with pytest.raises(UsageError, match="a bot or weights it holds have changed"):
+        play(out, capsys, bots=[f"value:weights={weights}", "easy"], games=40)
+    record = common.resolved("mc:rollouts=2")
+    assert f"[own: {make_bot('hard')!r}]" in record and "[playout: greedy" in record
+
+
 def test_a_run_played_with_other_arguments_is_refused_unless_forced(tmp_path, capsys):
     """A study that found a folder of other arguments reused it silently: its tables then
     mixed seeds (homie_dial) or failed on the number of games (QA). It now names what
