@@ -370,7 +370,9 @@ class Game:
             self._log(
                 payer,
                 "broke",
-                f"is broke: pays {to} all {paid} coins for {what}",
+                f"is broke: pays {to} all {paid} coins for {what}"
+                if paid
+                else f"is broke: has no coins to pay {to} {what}",
                 paid,
                 receiver,
                 tab_bar,
@@ -421,7 +423,10 @@ class Game:
     def _card_health_inspection(self, seat: int) -> None:
         levels = sum(self.level[b] for b in self._owned(seat))  # R18: Draught Tap counts 2
         amount = R.HEALTH_INSPECTION_PER_LEVEL * levels
-        self._pay(seat, amount, BANK, f"{amount} for {levels} upgrade levels")
+        what = (
+            f"{amount} for {counted(levels, 'upgrade level')}" if levels else "nothing: no upgrades"
+        )
+        self._pay(seat, amount, BANK, what)
 
     def _card_pub_crawl(self, seat: int) -> None:
         self._move_by_card(seat, self.position[seat] + R.PUB_CRAWL_STEPS)  # R18
