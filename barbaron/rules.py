@@ -206,13 +206,6 @@ class Rules:
             object.__setattr__(self, "seat_coins", tuple(coins))
         for name in ("start_coins", "seat_bonus"):
             _check_coins(name, getattr(self, name))
-        last = self.seat_start_coins(self.players - 1)  # R4: the seat that starts richest
-        if self.seat_coins is None and last > MAX_START_COINS:  # (QA: 4,000,000 was taken)
-            raise ValueError(
-                f"rules: start_coins + {self.players - 1} x seat_bonus = {last:,} coins for seat "
-                f"{self.players - 1}, above the {MAX_START_COINS:,} a seat may start with: "
-                "lower start_coins or seat_bonus"
-            )
 
     def seat_start_coins(self, seat: int) -> int:
         """Coins seat ``seat`` starts with (R4): its own ``seat_coins``, if given."""

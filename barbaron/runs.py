@@ -8,7 +8,6 @@ import contextlib
 import math
 import numbers
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
@@ -136,8 +135,6 @@ class Execution:
             message = str(e)
             for name, option in RULES_OPTIONS.items():  # (QA: "rules: rounds must be ...")
                 message = message.replace(f"rules: {name}", f"rules: {option}")
-                if "_" in name:  # a field's name elsewhere in the line (not a word: rounds)
-                    message = re.sub(rf"\b{name}\b", option, message)
             raise UsageError(message) from None
 
     def job(self, arms: list[Arm], games: int, *, rotate: bool | None = None) -> Job:
