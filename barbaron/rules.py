@@ -244,7 +244,8 @@ def _check_coins(name: str, value: int) -> None:
             f"rules: {name} must be a non-negative multiple of 5 (coins come in 5s, R9), "
             f"got {value}"
         )
-    if value > MAX_START_COINS:  # the array engines keep coins in 32 bits
+    if value > MAX_START_COINS:  # the array engines keep coins in 32 bits (a seat starts
+        # with at most start + 3 x bonus = 4,000,000: room for MAX_ROUNDS rounds' income)
         raise ValueError(f"rules: {name} must be at most {MAX_START_COINS:,}, got {value}")
 
 
