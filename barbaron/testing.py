@@ -14,8 +14,8 @@ check:
    ``games`` and ``bars`` arguments left as they were;
 2. ``determinism``: the same seed gives the same games again with the same instance, with fresh
    instances (one per seat) and in a fresh Python process;
-3. ``batch independence``: a game is the same played alone as in its batch, and with the
-   batch's rows shuffled;
+3. ``batch independence``: a game is the same played alone as in its batch, with the
+   batch's rows shuffled, and in one batch as large as the whole check (``--games``);
 4. ``order independence``: a game is the same when two lineups share a batch row by row
    (:class:`~barbaron.strategy.Mixed`), whichever lineup's strategies are asked first;
 5. ``no global random generator``: no use of ``random``'s or ``numpy.random``'s global state
@@ -1043,13 +1043,23 @@ def _check_batch(c: _Context) -> CheckResult:
         )
         if problem:
             return CheckResult(BATCH, False, problem)
+    # and in a batch as large as the whole check, at the first table: a bot that answers by
+    # the batch's size (QA: "view.game.size > 1000") passed with batches of a few hundred
     games = sum(t.n for t in c.tables)
+    first, log = c.tables[0], _Log()
+    everything = np.arange(games, dtype=np.int64)  # every game index of the check
+    large = _play(first, c.seed, c.cast.seats(first.lineup, log, bot), log, everything)
+    how = f"in one batch of {games:,} games (in its batch vs that one)"
+    rows = np.flatnonzero(np.isin(everything, first.games))
+    problem = _compare_all([c.base[0]], [large], c.seed, how, rows)
+    if problem:
+        return CheckResult(BATCH, False, problem)
     return CheckResult(
         BATCH,
         True,
         f"{alone} games identical alone (batch size 1) and in their batch, {reference} of them "
         f"also on the reference engine; {games:,} games identical with the batch's rows "
-        "shuffled",
+        f"shuffled; {first.n:,} identical in one batch of {games:,}",
     )
 
 

@@ -47,6 +47,7 @@ BAD = {
     "CompiledRandom": ({GLOBAL_RANDOM}, ["changed numba's np.random state"]),
     "UnseededGenerator": ({GLOBAL_RANDOM}, ["default_rng() without a seed", "UnseededGenerator"]),
     "MedianBuyer": ({BATCH, ORDER}, ["played alone", "coins ["]),
+    "BuysInLargeBatches": ({BATCH}, ["in one batch of 440 games"]),
     "EveryOtherCall": ({DETERMINISM, BATCH, ORDER}, ["fresh instance", "first different answer"]),
     "HashDependent": ({DETERMINISM}, ["fresh Python process"]),
     "UpgradesBarZero": ({LEGAL}, ["UpgradesBarZero.upgrade answered bar 0", "may not upgrade"]),
