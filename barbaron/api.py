@@ -45,6 +45,7 @@ from barbaron.runs import (
     table_of,
 )
 from barbaron.solve import SolveResult, solve_seats
+from barbaron.strategy import IllegalDecision, StrategyError
 from barbaron.tournament import TournamentResult, tournament
 from barbaron.tuning import TuneResult, tune
 
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CompareResult",
     "Execution",
+    "IllegalDecision",
     "PlayResult",
     "RunFailed",
     "RunInterrupted",
@@ -63,6 +65,7 @@ __all__ = [
     "RunResult",
     "SeatsResult",
     "SolveResult",
+    "StrategyError",
     "SweepResult",
     "TournamentResult",
     "TuneResult",

@@ -934,3 +934,14 @@ def test_a_summary_in_memory_holds_plain_python_values(call):
     """A tournament's mean worths and worth shares were numpy floats where every other command
     has floats (QA): a summary holds what its summary.json reads back as."""
     assert plain_types_missing(call().summary) == []
+
+
+def test_a_bots_own_bug_raises_the_apis_exported_errors():
+    """A bot that raised, or answered wrongly, surfaced as classes the api neither exported nor
+    documented: ``except api.RunFailed`` missed them (QA)."""
+    bad = Path(__file__).resolve().parent / "fixtures" / "bad_bots.py"
+    with pytest.raises(api.StrategyError, match="RaisesOnGoldenMile.takeover raised"):
+        api.play([f"{bad}:RaisesOnGoldenMile", "greedy"], games=200)
+    with pytest.raises(api.IllegalDecision, match="WrongCount.buy must return"):
+        api.play([f"{bad}:WrongCount", "greedy"], games=200)
+    assert {"RunFailed", "RunInterrupted", "StrategyError", "IllegalDecision"} <= set(api.__all__)
