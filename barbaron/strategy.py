@@ -26,9 +26,12 @@ import contextlib
 import dataclasses
 import inspect
 import numbers
+import os
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
+from pathlib import Path
 
 import numpy as np
 
@@ -394,7 +397,7 @@ def ask(
 ) -> np.ndarray:
     """The strategy's checked answers to ``decision`` for rows ``games`` (about ``bars``). Its
     own exception, or an attempt to exit, becomes a :class:`StrategyError` naming the bot, the
-    method and the exception."""
+    method, the round and seat, the exception and the line of the bot's code that raised it."""
     method = getattr(strategy, decision.method)
     asked, about = handed(games), None if bars is None else handed(bars)
     try:
@@ -402,11 +405,51 @@ def ask(
     except (IllegalDecision, StrategyError, KeyboardInterrupt):
         raise
     except BaseException as e:
-        raise StrategyError(
-            f"{describe(strategy)}.{answering(strategy, decision)} raised {type(e).__name__}: "
-            f"{safe_text(e)}"
+        raise StrategyError(  # (QA: play named neither the round nor the line, as check did)
+            f"{describe(strategy)}.{answering(strategy, decision)} raised {type(e).__name__} in "
+            f"round {view.round} as seat {view.seat}: {safe_text(e)}{raised_where(e, strategy)}"
         ) from e
-    return checked_answer(strategy, decision, answer, games.size)
+    try:
+        return checked_answer(strategy, decision, answer, games.size)
+    except IllegalDecision as e:  # (the batch's size alone: "must return 159 booleans")
+        where = f"{e.message}, in round {view.round} as seat {view.seat}"
+        raise IllegalDecision(where, e.game) from None
+
+
+def raised_where(error: BaseException, bot: object) -> str:
+    """Where ``error`` came from, as `` (at my_bot.py:140 in Crasher.takeover_one)``: the
+    innermost frame in a file of the bot's own classes, else the innermost outside Python's
+    library and barbaron; and, for a write to something read-only, what that may mean."""
+    import sysconfig
+    import traceback
+
+    frames = [(f.f_code, line) for f, line in traceback.walk_tb(error.__traceback__)]
+    own = set()
+    for cls in type(bot).__mro__:
+        with contextlib.suppress(TypeError, OSError):
+            own.add(os.path.realpath(inspect.getfile(cls)))
+    library = (sysconfig.get_paths()["stdlib"], str(Path(__file__).resolve().parent))
+    mine = [f for f in frames if os.path.realpath(f[0].co_filename) in own]
+    outside = [f for f in frames if not os.path.realpath(f[0].co_filename).startswith(library)]
+    at = f" (at {frame_text(*(mine or outside or frames)[-1])})" if frames else ""
+    text = str(error)
+    if "does not support item assignment" in text or "read-only" in text:
+        at += "; if that was what the bot is handed: it is read-only (a bot never changes the game)"
+    return at
+
+
+def frame_text(code: types.CodeType, line: int) -> str:
+    """``file:line in qualified.name``, as the checks name where a bot did something."""
+    return f"{short_path(code.co_filename)}:{line} in {code.co_qualname}"
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the current folder if it lies below it, else as it is."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def rules_change(rules: Rules, before: Rules) -> str | None:

@@ -39,7 +39,6 @@ import pickle
 import subprocess
 import sys
 import time
-import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,8 +59,10 @@ from barbaron.strategy import (
     answering,
     checked_answer,
     describe,
+    frame_text,
     handed,
     is_strategy,
+    raised_where,
     rules_change,
 )
 
@@ -230,34 +231,6 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _raised_at(error: BaseException, bot: object) -> str:
-    """Where ``error`` came from, as `` (at my_bot.py:140 in Crasher.takeover_one)``: the
-    innermost frame in a file of the bot's own classes, else the innermost outside Python's
-    library and barbaron; and, for a write to something read-only, what that may mean."""
-    import inspect
-    import sysconfig
-    import traceback
-
-    frames = [(f.f_code, line) for f, line in traceback.walk_tb(error.__traceback__)]
-    own = set()
-    for cls in type(bot).__mro__:
-        with contextlib.suppress(TypeError, OSError):
-            own.add(os.path.realpath(inspect.getfile(cls)))
-    library = (sysconfig.get_paths()["stdlib"], str(Path(__file__).resolve().parent))
-    mine = [f for f in frames if os.path.realpath(f[0].co_filename) in own]
-    outside = [f for f in frames if not os.path.realpath(f[0].co_filename).startswith(library)]
-    at = f" (at {_frame_text(*(mine or outside or frames)[-1])})" if frames else ""
-    text = str(error)
-    if "does not support item assignment" in text or "read-only" in text:
-        at += "; if that was what the bot is handed: it is read-only (a bot never changes the game)"
-    return at
-
-
-def _frame_text(code: types.CodeType, line: int) -> str:
-    """``file:line in qualified.name``, as the checks name where a bot did something."""
-    return f"{_short_path(code.co_filename)}:{line} in {code.co_qualname}"
-
-
 class _BotFailure(Exception):
     """The checked bot raised or answered something the contract forbids, in ``game``."""
 
@@ -374,7 +347,7 @@ class _Probe(AnswersInOne):
 
     def _which_row_raises(self, view, games, bars, name, error) -> _BotFailure:
         """The failure of a call that raised, naming the first game that raises alone."""
-        text = f"{name} raised {_one_line(error)}{_raised_at(error, self.bot)}"
+        text = f"{name} raised {_one_line(error)}{raised_where(error, self.bot)}"
         if games.size > 1:
             for i in range(games.size):
                 try:  # (read-only copies, as the engine hands them)
@@ -836,7 +809,7 @@ class _RandomWatch:
         entry = self.uses.get(name)
         if entry is None:
             frame = sys._getframe(2)
-            self.uses[name] = [1, _frame_text(frame.f_code, frame.f_lineno)]
+            self.uses[name] = [1, frame_text(frame.f_code, frame.f_lineno)]
         else:
             entry[0] += 1
 
@@ -910,14 +883,6 @@ def _importing() -> bool:
             return True
         frame = frame.f_back
     return False
-
-
-def _short_path(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
 
 
 # --- the checks -----------------------------------------------------------------------------

@@ -174,7 +174,7 @@ def test_strength_rises_with_skill():
 
 def test_the_study_writes_its_curve(tmp_path):
     out = tmp_path / "dial"
-    assert homie_dial.main(["--games", "2000", "--out", str(out)]) == 0
+    assert homie_dial.main(["--games", "2000", "--workers", "1", "--out", str(out)]) == 0
     curve = (out / "curve.csv").read_text().splitlines()
     assert len(curve) == 12 and curve[0].startswith("skill,bot,games,win_share,")
     summary = json.loads((out / "summary.json").read_text())
