@@ -31,8 +31,8 @@ def plugin_hashes(specs: list[str]) -> dict[str, str]:
             hashes.setdefault(name, _main_class_hash(name.partition(":")[2]))
         elif kind == "plugin" and name not in hashes:
             path = _plugin_path(name)
-            hashes[name] = _sha256(path) if path is not None and _is_file(path) else UNREADABLE
-        elif kind == "text" and _is_file(Path(name)):
+            hashes[name] = _sha256(path) if path is not None and is_file(path) else UNREADABLE
+        elif kind == "text" and is_file(Path(name)):
             hashes.setdefault(name, _sha256(Path(name)))
     return hashes
 
@@ -63,7 +63,7 @@ def _names_in(specs: Sequence[str]) -> Iterator[tuple[str, str]]:
             if not value or not isinstance(parse_value(value), str):  # a number names no file
                 continue
             yield "text", value
-            if ":" in value and not _is_file(Path(value)):  # a spec inside a spec
+            if ":" in value and not is_file(Path(value)):  # a spec inside a spec
                 yield from visit(value.replace(";", ","), nested=True)
 
     for spec in specs:
@@ -82,7 +82,7 @@ def _default_files(spec: str, given: set[str]) -> list[str]:
     except BotSpecError:  # (building its bots says what is wrong with it)
         return []
     defaults = [p.default for p in constructor_parameters(cls) if p.name not in given]
-    return [str(d) for d in defaults if isinstance(d, str | os.PathLike) and _is_file(Path(d))]
+    return [str(d) for d in defaults if isinstance(d, str | os.PathLike) and is_file(Path(d))]
 
 
 UNREADABLE = "unreadable"  # plugin_hashes' mark of a plugin it cannot read
@@ -100,7 +100,7 @@ def _main_class_hash(name: str) -> str:
     if not isinstance(cls, type):
         return UNDEFINED
     script = getattr(main, "__file__", None)
-    if isinstance(script, str) and _is_file(Path(script)):
+    if isinstance(script, str) and is_file(Path(script)):
         return _sha256(Path(script))
     try:
         source = inspect.getsource(cls)
@@ -121,7 +121,8 @@ def _plugin_path(head: str) -> Path | None:
     return Path(found.origin) if found is not None and found.origin else None
 
 
-def _is_file(path: Path) -> bool:
+def is_file(path: Path) -> bool:
+    """Whether ``path`` names a file (a name no file can have, too long or with a NUL: no)."""
     try:
         return path.is_file()
     except (OSError, ValueError):  # a name too long, or with a NUL: no file
@@ -179,5 +180,5 @@ def plugin_change(
 def _called(name: str) -> str:
     """How a message names a plugin: ``the module pkg.mod`` or ``the file path/to/bot.py`` (a
     name with a hash is one of the two; told apart without importing anything)."""
-    file = name.endswith(".py") or "/" in name or os.sep in name or _is_file(Path(name))
+    file = name.endswith(".py") or "/" in name or os.sep in name or is_file(Path(name))
     return f"the {'file' if file else 'module'} {name}"

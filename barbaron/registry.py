@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from barbaron.errors import UsageError
 from barbaron.params import closest_name, number_text
+from barbaron.plugins import is_file
 
 if TYPE_CHECKING:  # imported where needed: importing this module must stay cheap (numba!)
     from importlib.metadata import EntryPoint
@@ -369,6 +370,16 @@ def _load_class(spec: str, where: str, name: str) -> type:
     _load()  # the built-in names first: a plugin's own register() cannot take one, whatever the
     # order of the specs (QA: it did when it came first, and the built-in's import then failed)
     module_name = None
+    if (
+        not where.endswith(".py")
+        and "/" not in where
+        and Path(where).suffix
+        and is_file(Path(where))
+    ):
+        raise BotSpecError(  # (QA: good.txt was read as the module good.txt, "good/txt.py")
+            f"bot {spec!r}: {where} is not a Python file: a plugin is a file ending in .py "
+            "(path/to/file.py:ClassName) or a module on PYTHONPATH (package.module:ClassName)"
+        )
     if where.endswith(".py") or "/" in where:
         path = Path(where)
         if not path.is_file():
@@ -393,6 +404,14 @@ def _load_class(spec: str, where: str, name: str) -> type:
         if isinstance(e, ModuleNotFoundError) and e.name == where.partition(".")[0]:  # (QA)
             file = where.replace(".", "/") + ".py"
             hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
+        elif isinstance(e, ModuleNotFoundError) and module_name is not None and e.name:
+            folder = Path(where).parent  # a module the plugin file imports, beside it (QA)
+            beside = folder / e.name.partition(".")[0]
+            if beside.with_suffix(".py").is_file() or beside.is_dir():
+                hint = (
+                    f" ({e.name} lies beside {where}: a plugin's own imports are found on "
+                    f"PYTHONPATH, so put {folder.resolve()} there)"
+                )
         said = str(e) if isinstance(e, BotSpecError) else _one_line(e)  # (barbaron's own words)
         raise BotSpecError(f"bot {spec!r}: cannot import {where}: {said}{hint}") from None
     from barbaron.strategy import BASE_CLASSES, Strategy
@@ -486,7 +505,8 @@ def _check_kind(spec: str, key: str, value: object, default: object) -> None:
     if not spec_writable(default):  # (QA: weights=3 passed for (1.0, 2.0))
         raise BotSpecError(
             f"bot {spec!r}: {key} takes a {type(default).__name__} (its default is {default!r}), "
-            "which a spec cannot write: leave it out, or build the bot in Python"
+            "which a spec cannot write: leave it out, or subclass the bot with the default you "
+            "want and name the subclass"
         )
     if isinstance(default, bool):
         if not isinstance(value, bool):

@@ -158,7 +158,7 @@ def test_bench_reports_throughput_and_memory(capsys):
     assert status == 2 and "unknown lineup 'nope'" in err
 
 
-def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
+def test_plugin_bots_load_from_a_file_and_a_module(tmp_path, monkeypatch):
     plugin = tmp_path / "mybot.py"
     plugin.write_text(
         "from barbaron.bots.threshold import ThresholdBot\n"
@@ -197,6 +197,13 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path):
         "(put the folder that holds it on PYTHONPATH, or name the file: "
         "no_such_module/sub.py:Careful)"
     )
+    (tmp_path / "notes.txt").write_text("class Careful: ...\n")  # (QA: "name the file:
+    monkeypatch.chdir(tmp_path)  # notes/txt.py:Careful")
+    with pytest.raises(BotSpecError, match="notes.txt is not a Python file: a plugin is a file"):
+        make_bot("notes.txt:Careful")
+    (tmp_path / "again.py").write_text("from scalar import Mine\n")  # a module beside it (QA)
+    with pytest.raises(BotSpecError, match=r"scalar lies beside .*again.py: a plugin's own imp"):
+        make_bot(f"{tmp_path / 'again.py'}:Mine")
 
 
 def test_parameter_values():

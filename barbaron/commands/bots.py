@@ -1,6 +1,7 @@
 """List the registered bots with their parameters and defaults. A bot spec is NAME,
 NAME:key=value,key=value, path/to/file.py:ClassName[:key=value,...] or
-package.module:ClassName[:key=value,...]; 'none' means never. Check your own with
+package.module:ClassName[:key=value,...]; 'none' is no value, read as each bot says (never
+for threshold's cushions, the same as cushion for Normal's takeover_cushion). Check your own with
 'barbaron check SPEC'."""
 
 from __future__ import annotations
