@@ -433,9 +433,15 @@ def _load_class(spec: str, where: str, name: str) -> type:
                 f"bot {spec!r}: {name} is barbaron's base class, not a bot: name your subclass "
                 f"of it (strategy classes defined in {where}: {defined})"
             )
+        head, comma, rest = name.partition(",")
+        hint = (  # (QA: "own=params.py:Knobs;cushion=5" read as the class 'Knobs,cushion=5')
+            f"; parameters follow the class after a ':', as in {where}:{head}:{rest}"
+            if comma and "=" in name
+            else ""
+        )
         raise BotSpecError(
             f"bot {spec!r}: {where} has no class {name!r} (strategy classes defined there: "
-            f"{defined})"
+            f"{defined}){hint}"
         )
     return cls
 
