@@ -207,3 +207,13 @@ def test_a_recorded_decision_the_game_does_not_allow_names_its_file(capsys, tmp_
         assert f"decisions[{first}]: seat 0 upgrades bar 11 in turn slot" in err, err
         assert "Recorded" not in err and "it is free" in err
     assert not (tmp_path / "g.html").exists()
+
+
+def test_a_runs_game_told_as_a_story_is_headed_by_its_own_number(capsys, tmp_path):
+    """--log of ``--run R --game 7`` was headed 'game 3 of seed 0', the deal (QA)."""
+    out = tmp_path / "r"
+    argv = ["play", "--bots", "easy", "greedy", "--games", "20", "--seed", "4", "--quiet"]
+    assert run(capsys, *argv, "--workers", "1", "--out", str(out))[0] == 0
+    status, story, _ = run(capsys, "replay", "--run", str(out), "--game", "7", "--log")
+    assert status == 0, story
+    assert story.startswith(f"== game 7 of {out} (deal 3, seed 4): seat 0 greedy, seat 1 easy")

@@ -227,15 +227,15 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     rules = Execution(**rules_options(args)).rules(len(strategies))
     from barbaron.replay import batch_outcome, compare_outcome, replay_game
 
+    title = f"game {args.game} of seed {args.seed}"
+    found = getattr(args, "run_game", None)
+    if found is not None:  # (a run's game: its own number, the run and the arm; QA: --log
+        arm = f", {args.arm}" if args.arm else ""  # named the deal as if it were the game)
+        title = f"game {found.game} of {args.run_dir}{arm} (deal {args.game}, seed {args.seed})"
     if args.html is not None:
         from barbaron.streams import SeededChance
 
         names = list(args.bots)
-        title = f"game {args.game} of seed {args.seed}"
-        found = getattr(args, "run_game", None)
-        if found is not None:  # (a run's game: its own number, the run and the arm)
-            arm = f", {args.arm}" if args.arm else ""
-            title = f"game {found.game} of {args.run_dir}{arm} (deal {args.game}, seed {args.seed})"
         return _write_html(
             args,
             rules,
@@ -251,7 +251,7 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     outcome, events = replay_game(rules, strategies, args.seed, args.game)
     if args.log:
         seats = ", ".join(f"seat {s} {spec}" for s, spec in enumerate(args.bots))
-        print(f"== game {args.game} of seed {args.seed}: {seats}")
+        print(f"== {title}: {seats}")
         print(format_log(events, rules.rounds))
         return 0
     result = outcome.to_dict()
@@ -261,7 +261,6 @@ def _replay_seeded(args: argparse.Namespace) -> int:
     batch = batch_outcome(rules, strategies, args.seed, args.game)
     problems = compare_outcome(result, batch, rules.players)
     verdict = f"DIFFER: {problems}" if problems else "agree"
-    found = getattr(args, "run_game", None)
     game = f"game {args.game}" if found is None else f"game {found.game} of {args.run_dir}"
     print(f"{game}: reference and batch engine {verdict}")
     if found is None:
