@@ -114,7 +114,14 @@ def cushion(
         return None
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
         never = f" (or none for {none_means})" if allow_none else ""
-        raise ValueError(f"{name} must be a whole number of coins >= 0{never}, got {value!r}")
+        written = (  # (QA: cushion=1e9 said "got 1000000000.0", which reads as whole)
+            f" (a float: write it without a point or exponent, {int(value)})"
+            if isinstance(value, float) and value.is_integer() and value >= 0
+            else ""
+        )
+        raise ValueError(
+            f"{name} must be a whole number of coins >= 0{never}, got {value!r}{written}"
+        )
     return int(value)
 
 

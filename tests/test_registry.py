@@ -197,6 +197,7 @@ def test_a_key_given_twice_is_an_error():
         ("hard:risk=true", "risk must be a finite number >= 0, got True"),
         ("hard:reserve=-1", "reserve must be a whole number of coins >= 0, got -1"),
         ("hard:reserve=1.5", "reserve must be a whole number of coins >= 0, got 1.5"),  # (QA)
+        ("normal:cushion=1e9", "got 1000000000.0 (a float: write it without a point or expo"),
         ("hard:margin=-inf", "margin must be a finite number, got -inf"),
         ("shark:rival=nan", "rival must be a finite number >= 0, got nan"),
         ("easy:buy=nan", "buy must be a probability from 0 to 1, got nan"),
