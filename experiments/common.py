@@ -160,7 +160,7 @@ def _resolved_bot(bot: object, outer: tuple[int, ...]) -> str:
     from barbaron.strategy import Strategy
 
     text = repr(bot)
-    for name, value in vars(bot).items():
+    for name, value in getattr(bot, "__dict__", {}).items():  # (a bot of __slots__: none)
         if isinstance(value, Strategy) and id(value) not in outer:
             text += f" [{name}: {_resolved_bot(value, (*outer, id(bot)))}]"
         elif isinstance(value, np.ndarray) and value.ndim > 0:
