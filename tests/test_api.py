@@ -154,6 +154,8 @@ def test_compare_gives_its_scores_elo_and_an_sprt_verdict_on_its_hypotheses(caps
     assert summary["sprt"]["decision"] == "H1" and diff["win_share_ci"][0] < 0  # (these deals)
     assert "accepts elo1 = 5.0 over elo0 = -5.0" in out
     assert "NEW is stronger" not in out  # elo0 < 0: accepting elo1 says no such thing
+    # an interval after a sequential stop is biased toward the verdict: said so (QA)
+    assert "(the interval above is not adjusted for the SPRT's stop: it leans toward" in out
 
 
 def test_an_infinite_elo_reads_back_from_summary_json_as_infinite():

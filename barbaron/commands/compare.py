@@ -106,6 +106,13 @@ def tables(summary: dict) -> str:
         llr = read_number(sprt["llr"])  # (null until enough deals differ: not yet taken)
         shown = "not yet taken" if math.isnan(llr) else f"{llr:+.3f}"
         lines.append(f"SPRT: LLR {shown}, bounds {lower:+.3f} / {upper:+.3f}: {verdict}")
+        if sprt["decision"] is not None:  # (QA: given H1 at true +1 Elo, SPRT(0, 2)'s printed
+            # Elo averaged +3.0 and its 95% interval covered the truth 72% of the time)
+            lines.append(
+                "(the interval above is not adjusted for the SPRT's stop: it leans toward the "
+                "hypothesis accepted; to estimate the difference, play a fixed --max-games "
+                "without --elo0/--elo1)"
+            )
     else:
         low, high = map(read_number, diff["win_share_ci"])
         verdict = (
@@ -113,7 +120,8 @@ def tables(summary: dict) -> str:
             if low > 0
             else "BASE is stronger"
             if high < 0
-            else "no significant difference"
+            else "no significant difference (the interval holds 0: not evidence that they are "
+            "equal)"
         )
         lines.append(f"verdict at 95%: {verdict}")
     return "\n".join(lines)
