@@ -275,10 +275,32 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     if solution is None:  # a difference in a direction without spread
         if deals < MIN_SPREAD_DEALS:
             return SeatBalance(math.nan, players - 1, math.nan)
-        return SeatBalance(math.inf, max(rank, 1), 0.0)
+        return SeatBalance(math.inf, max(rank, 1), _no_spread_p(t, cross, deals, scale))
     statistic = float(sum(x * y for x, y in zip(e, solution, strict=True)) * (deals - 1))
     statistic /= players**2
     return SeatBalance(statistic, rank, hotelling_sf(statistic, rank, deals))
+
+
+def _no_spread_p(t: list[Fraction], cross: np.ndarray, deals: int, scale: float) -> float:
+    """A p-value for seats whose share never varied (a seat that never wins): a seat whose
+    expected share is 1/P has a share of c or less (c below 1/P) in a deal with chance at most
+    (1 - 1/P) / (1 - c), and c or more (c above) at most (1/P) / c, by Markov's inequality; so
+    the same share in every one of the deals has at most that chance to the power of the deals,
+    times P for any seat (QA: it was printed as p < 1e-300; a seat of four never winning in
+    30 deals has chance 0.75**30, 1.8e-4). 0 when no single seat is constant (seats whose
+    shares always add up the same)."""
+    players = len(t)
+    fair = Fraction(1, players)
+    worst = 0.0
+    for i in range(players):
+        if deals * Fraction(int(cross[i][i])) != t[i] * t[i]:  # its share varied
+            continue
+        c = t[i] / (deals * Fraction(scale))
+        if c == fair:
+            continue
+        per_deal = (1 - fair) / (1 - c) if c < fair else fair / c
+        worst = max(worst, float(per_deal) ** deals)
+    return min(1.0, players * worst)
 
 
 def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> tuple[list | None, int]:
