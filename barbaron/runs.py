@@ -462,23 +462,10 @@ def same_bot(a: object, b: object) -> bool:
     from barbaron.registry import bot_arguments
     from barbaron.strategy import same_arguments
 
-    if type(a) is not type(b) and not _one_class(type(a), type(b)):
+    if type(a) is not type(b):
         return False
     arguments = bot_arguments(a)
     return arguments is not None and same_arguments(arguments, bot_arguments(b))
-
-
-def _one_class(x: type, y: type) -> bool:
-    """Whether two class objects are one class loaded twice: a plugin named by its file and as
-    a module (``good.py:Buyer``, ``good:Buyer``) is the same name in the same file (QA)."""
-    import inspect
-
-    if x.__qualname__ != y.__qualname__:
-        return False
-    try:
-        return os.path.realpath(inspect.getfile(x)) == os.path.realpath(inspect.getfile(y))
-    except (TypeError, OSError):  # a class of no file (typed into a session)
-        return False
 
 
 def one_bot(specs: Sequence[str]) -> bool:

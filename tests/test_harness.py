@@ -304,18 +304,6 @@ def test_a_plugin_class_of_its_own_is_the_same_bot_only_with_the_same_arguments(
     assert run(capsys, *argv, "--quiet", "--out", tmp_path / "t")[0] == 0
 
 
-def test_a_plugin_named_by_its_file_and_as_a_module_is_one_bot(tmp_path, capsys, monkeypatch):
-    """``duck.py:Duck`` and ``duck:Duck`` load the class twice: they were two bots (QA)."""
-    (tmp_path / "duck.py").write_text(DUCK)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    argv = ["play", "--bots", "duck.py:Duck", "duck:Duck", "--games", 40, "--quiet"]
-    status, printed, _ = run(capsys, *argv, "--workers", "1", "--out", tmp_path / "both")
-    assert status == 0 and "duck.py:Duck and duck:Duck are the same bot" in printed, printed
-    summary = json.loads((tmp_path / "both" / "summary.json").read_text())
-    assert summary["identical_seats"] == "bot"
-
-
 OWN_PARAMS = """
 import numpy as np
 from barbaron import rules as R
