@@ -434,8 +434,10 @@ def _load_class(spec: str, where: str, name: str) -> type:
                 f"of it (strategy classes defined in {where}: {defined})"
             )
         head, comma, rest = name.partition(",")
+        nested = f" ({where}:{head}:{rest.replace(',', ';')} inside another bot's parameter)"
         hint = (  # (QA: "own=params.py:Knobs;cushion=5" read as the class 'Knobs,cushion=5')
             f"; parameters follow the class after a ':', as in {where}:{head}:{rest}"
+            + (nested if "," in rest else "")
             if comma and "=" in name
             else ""
         )

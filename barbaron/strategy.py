@@ -406,14 +406,24 @@ def ask(
         raise
     except BaseException as e:
         raise StrategyError(  # (QA: play named neither the round nor the line, as check did)
-            f"{describe(strategy)}.{answering(strategy, decision)} raised {type(e).__name__} in "
-            f"round {view.round} as seat {view.seat}: {safe_text(e)}{raised_where(e, strategy)}"
+            f"{describe(strategy)}.{answering(strategy, decision)} raised {type(e).__name__} "
+            f"{_at_batch(view, games)}: {safe_text(e)}{raised_where(e, strategy)}"
         ) from e
     try:
         return checked_answer(strategy, decision, answer, games.size)
     except IllegalDecision as e:  # (the batch's size alone: "must return 159 booleans")
-        where = f"{e.message}, in round {view.round} as seat {view.seat}"
-        raise IllegalDecision(where, e.game) from None
+        raise IllegalDecision(f"{e.message}, {_at_batch(view, games)}", e.game) from None
+
+
+def _at_batch(view: BatchView, games: np.ndarray) -> str:
+    """Where a call of a bot went wrong: the batch, which is the unit it answers for (the
+    round is the first in which any of the batch's games did, so it depends on the batch)."""
+    from barbaron.params import counted
+
+    return (
+        f"as seat {view.seat} in round {view.round}, asked about {counted(games.size, 'game')} "
+        f"of a batch of {view.game.size:,} at once"
+    )
 
 
 def raised_where(error: BaseException, bot: object) -> str:

@@ -193,6 +193,8 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path, monkeypatch):
         make_bot("missing.py:Careful")
     with pytest.raises(BotSpecError, match=r"after a ':', as in .*scalar.py:Mine:cushion=5$"):
         make_bot(f"mc:own={tmp_path / 'scalar.py'}:Mine;cushion=5")  # (QA: ';' for ':')
+    with pytest.raises(BotSpecError, match=r"Mine:a=5,b=7 \(.*Mine:a=5;b=7 inside another bot"):
+        make_bot(f"mc:own={tmp_path / 'scalar.py'}:Mine;a=5;b=7")  # (review: two of them)
     with pytest.raises(BotSpecError, match="cannot import no_such_module") as error:
         make_bot("no_such_module.sub:Careful")
     assert str(error.value).endswith(  # (QA: a module not on the path said no more)

@@ -760,7 +760,7 @@ def test_a_plugins_own_exception_is_one_line_naming_it(
         tmp_path / "f",
     )
     assert status == 1 and one_line(err), err
-    assert f"{bot}.buy raised {kind} in round 1 as seat " in err, err
+    assert f"{bot}.buy raised {kind} as seat " in err and " in round 1, asked about " in err, err
     assert f": {what} (at {plugin}:{line} in {bot}.buy)" in err, err
 
 
@@ -783,7 +783,7 @@ def test_a_plugin_failing_after_units_finished_says_where_they_are_kept(tmp_path
     argv = ["play", "--bots", f"{plugin}:Late", "easy", "--games", "2000", "--batch-size", "100"]
     status, _, err = run(capsys, *argv, "--workers", workers, "--quiet", "--out", out)
     assert status == 1 and one_line(err), err
-    assert "Late.buy_one raised RuntimeError in round " in err  # the method it wrote (QA)
+    assert "Late.buy_one raised RuntimeError as seat " in err  # the method it wrote (QA)
     assert ": late bug (at " in err and "in Late.buy_one)" in err, err
     assert f"finished units are kept in {out}.partial" in err and "--resume" in err
     assert (out.parent / "late.partial").is_dir() and not out.exists()
@@ -1214,7 +1214,7 @@ class BadRepr(Strategy):
     [
         ("Cheat", 1, "ValueError"),
         ("Huge", 1, "answered 1000000000000000000000000000000; it must answer None or a bar"),
-        ("BadRepr", 1, "raised RuntimeError in round 1 as seat 0: first line second line"),
+        ("BadRepr", 1, "at once: first line second line"),
     ],
 )
 def test_rogue_plugins_cannot_change_a_game_and_fail_in_one_line(
