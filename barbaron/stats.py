@@ -20,8 +20,6 @@ import numpy as np
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MIN_ELO_GAP = 0.5  # the SPRT's elo1 - elo0 at the least
 MIN_DIFFERING_DEALS = 30  # the SPRT decides only once this many deals' paired scores differ
-MIN_SPREAD_DEALS = 30  # deals before no spread at all is beyond chance (a seat never winning in
-# 30 deals of 4 identical bots: 0.75**30, 2e-4)
 
 
 @dataclass(frozen=True)
@@ -255,8 +253,8 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     two seats whose shares always add up to one, S is singular, and in floating point its
     rounding made the statistic any number, negative ones too. The test then has as many
     degrees of freedom as S has rank; a difference where S has no spread at all (a seat that
-    never wins, in every deal) is beyond chance once there are :data:`MIN_SPREAD_DEALS`
-    deals (statistic infinite); with fewer, it may be chance: not testable. The statistic is
+    never wins, in every deal) has an infinite statistic and the p-value of
+    :func:`_no_spread_p`, the most its chance under balance can be. Otherwise the statistic is
     Hotelling's T^2, and its p-value comes from the F reference (:func:`hotelling_sf`)."""
     players = len(total)
     if deals < players + 1:
@@ -273,34 +271,41 @@ def seat_balance(total: np.ndarray, cross: np.ndarray, deals: int, scale: float)
     if rank == 0 and not any(e):  # identical games in every seat: no variation at all
         return SeatBalance(math.nan, players - 1, math.nan)
     if solution is None:  # a difference in a direction without spread
-        if deals < MIN_SPREAD_DEALS:
+        p = _no_spread_p(t, cross, deals, scale)
+        if math.isnan(p):
             return SeatBalance(math.nan, players - 1, math.nan)
-        return SeatBalance(math.inf, max(rank, 1), _no_spread_p(t, cross, deals, scale))
+        return SeatBalance(math.inf, max(rank, 1), p)
     statistic = float(sum(x * y for x, y in zip(e, solution, strict=True)) * (deals - 1))
     statistic /= players**2
     return SeatBalance(statistic, rank, hotelling_sf(statistic, rank, deals))
 
 
 def _no_spread_p(t: list[Fraction], cross: np.ndarray, deals: int, scale: float) -> float:
-    """A p-value for seats whose share never varied (a seat that never wins): a seat whose
-    expected share is 1/P has a share of c or less (c below 1/P) in a deal with chance at most
-    (1 - 1/P) / (1 - c), and c or more (c above) at most (1/P) / c, by Markov's inequality; so
-    the same share in every one of the deals has at most that chance to the power of the deals,
-    times P for any seat (QA: it was printed as p < 1e-300; a seat of four never winning in
-    30 deals has chance 0.75**30, 1.8e-4). 0 when no single seat is constant (seats whose
-    shares always add up the same)."""
+    """A p-value for seats whose shares never varied (a seat that never wins, two that always
+    take the same part): the most a balanced table's chance of it can be. A group of k of the P
+    seats expects k/P a deal; by Markov's inequality its share is c or less (c below k/P) with
+    chance at most q = (1 - k/P) / (1 - c), and c or more (c above) at most q = (k/P) / c; in
+    every one of n deals, q^n. The strongest group's q^n, times 2 sides and the 2^(P-1) - 1
+    groups (a group and the other seats are one event: their shares add up to one), bounds the
+    chance under balance of a bound that small. NaN when no group's share is constant away
+    from k/P (a direction of no spread this does not reach): not testable. (QA: p = 0 was
+    printed as p < 1e-300; four seats, one never winning in 30 deals: at most 14 x 0.75^30,
+    2.5e-3.)"""
     players = len(t)
-    fair = Fraction(1, players)
-    worst = 0.0
-    for i in range(players):
-        if deals * Fraction(int(cross[i][i])) != t[i] * t[i]:  # its share varied
+    strongest = math.nan
+    for mask in range(1, 2 ** (players - 1)):  # the groups without the last seat
+        group = [i for i in range(players) if mask >> i & 1]
+        total = sum(t[i] for i in group)
+        squares = sum(Fraction(int(cross[i][j])) for i in group for j in group)
+        if deals * squares != total * total:  # its share varied
             continue
-        c = t[i] / (deals * Fraction(scale))
-        if c == fair:
-            continue
-        per_deal = (1 - fair) / (1 - c) if c < fair else fair / c
-        worst = max(worst, float(per_deal) ** deals)
-    return min(1.0, players * worst)
+        c, fair = total / (deals * Fraction(scale)), Fraction(len(group), players)
+        if c != fair:
+            q = (1 - fair) / (1 - c) if c < fair else fair / c
+            strongest = min(float(q) ** deals, 1.0 if math.isnan(strongest) else strongest)
+    if math.isnan(strongest):
+        return math.nan
+    return min(1.0, 2 * (2 ** (players - 1) - 1) * strongest)
 
 
 def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> tuple[list | None, int]:

@@ -677,12 +677,15 @@ def test_seats_finds_where_the_seats_come_out_even(tmp_path, capsys):
 
 def test_seats_says_when_a_bonus_leaves_the_balance_untestable(tmp_path, capsys):
     """A million coins a seat: the last seat always wins, no variation to test; the table
-    printed 'nan' (QA)."""
+    printed 'nan' (QA). Its p is now the most a balanced table's chance of that can be: the
+    other three never win in 10 deals, 14 x (1/4)^10 (review)."""
     argv = ["seats", "--bots", "greedy", "easy", "hard", "normal", "--bonus", "0,1000000"]
     status, out, _ = run(capsys, *argv, "--games", 40, "--quiet", "--out", tmp_path / "s")
     row = next(line for line in out.splitlines() if line.startswith("1000000"))
-    assert status == 0 and "nan" not in out and row.split()[-2] == "-"
-    assert "(balance p '-': not testable, too few deals or no variation)" in out
+    assert status == 0 and "nan" not in out and row.split()[-2] == f"{14 * 0.25**10:.2e}", out
+    argv = ["seats", "--bots", "greedy", "--bonus", "0,50"]  # one bot: no variation at all
+    status, out, _ = run(capsys, *argv, "--games", 4, "--quiet", "--out", tmp_path / "t")
+    assert status == 0 and "(balance p '-': not testable, too few deals or no variation)" in out
 
 
 def test_seats_within_half_a_point_of_fair_are_not_called_uneven():
@@ -965,17 +968,21 @@ def test_a_seat_that_never_wins_is_never_balanced():
     first = rng.random(300) < 0.6
     two_share_all = np.stack([first * 12, ~first * 12, np.zeros(300)], axis=1)  # seat 2 never
     always_first = np.tile([12, 0], (50, 1))  # two players, seat 0 wins every deal
-    # p: the most a balanced seat's chance of the same share in every deal can be (Markov's
-    # inequality), for any of the P seats: 3 (2/3)^300 and 2 (1/2)^50 (QA: p = 0 before)
-    for shares, p in ((two_share_all, 3 * (2 / 3) ** 300), (always_first, 2 * 0.5**50)):
+    # p: the most a balanced table's chance of the same share in every deal can be (Markov's
+    # inequality), times 2 sides and the 2^(P-1) - 1 groups of seats: 6 (2/3)^300 and
+    # 2 (1/2)^50 (QA: p = 0 before, printed "p < 1e-300")
+    for shares, p in ((two_share_all, 6 * (2 / 3) ** 300), (always_first, 2 * 0.5**50)):
         test = _balance_of(shares)
         assert test.statistic == math.inf and not test.balanced
         assert test.p_value == pytest.approx(p, rel=1e-9)
     four = np.zeros((30, 4), dtype=np.int64)
     four[np.arange(30), np.arange(30) % 3] = 12  # seat 3 never wins in 30 deals
-    assert _balance_of(four).p_value == pytest.approx(4 * 0.75**30, rel=1e-9)
+    assert _balance_of(four).p_value == pytest.approx(14 * 0.75**30, rel=1e-9)
+    pairs = np.tile([4, 4, 2, 2], (40, 1))  # seats 0 and 1 always take 2/3 between them (review:
+    assert _balance_of(pairs).p_value == pytest.approx(14 * 0.75**40, rel=1e-9)  # p = 0 then)
     assert math.isnan(_balance_of(np.tile([6, 6], (50, 1))).p_value)  # shared every time
-    assert math.isnan(_balance_of(always_first[:29]).p_value)  # so few deals: maybe chance
+    few = _balance_of(always_first[:4])  # 4 deals: 2 (1/2)^4, which chance explains
+    assert few.statistic == math.inf and few.p_value == 0.125 and few.balanced
     dead_heats = np.tile([4, 4, 4], (50, 1))
     dead_heats[::2] = [6, 6, 0]  # seats 0 and 1 always alike: one direction of no spread
     test = _balance_of(dead_heats)
