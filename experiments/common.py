@@ -160,12 +160,16 @@ def _resolved_bot(bot: object, outer: tuple[int, ...]) -> str:
     from barbaron.strategy import Strategy
 
     text = repr(bot)
-    for name, value in getattr(bot, "__dict__", {}).items():  # (a bot of __slots__: none)
+    slots = [n for k in type(bot).__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__"]
+    names = [*getattr(bot, "__dict__", {}), *dict.fromkeys(slots)]
+    for name in names:
+        value = getattr(bot, name, None)
         if isinstance(value, Strategy) and id(value) not in outer:
             text += f" [{name}: {_resolved_bot(value, (*outer, id(bot)))}]"
-        elif isinstance(value, np.ndarray) and value.ndim > 0:
-            digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()
-            text += f" [{name}: sha256 {digest[:16]}]"
+        elif isinstance(value, np.ndarray) and value.ndim > 0 and value.dtype != object:
+            digest = hashlib.sha256(f"{value.dtype.str}{value.shape}".encode())
+            digest.update(np.ascontiguousarray(value).tobytes())  # (an object array's bytes
+            text += f" [{name}: sha256 {digest.hexdigest()[:16]}]"  # are addresses: skipped)
     return text
 
 
@@ -228,6 +232,8 @@ def difference(had: dict | None, now: dict) -> str:
         if changed is not None and len(then) == len(later):
             own = changed[0].partition(" [")[0] != changed[1].partition(" [")[0]
             why = "its defaults have changed" if own else "a bot or weights it holds have changed"
+            if not own and " [" not in changed[0]:  # (review: a record of before 3 December)
+                why = "recorded before the bots and weights a bot holds were: play it again"
             return f"a bot then {changed[0]!r} (now {changed[1]!r}: {why})"
     return f"{key}={_shown(had, key)} (now {_shown(now, key)})"
 

@@ -80,6 +80,33 @@ def test_a_finished_run_is_not_reused_once_the_weights_or_a_bot_inside_a_bot_cha
         play(out, capsys, bots=[f"value:weights={weights}", "easy"], games=40)
     record = common.resolved("mc:rollouts=2")
     assert f"[own: {make_bot('hard')!r}]" in record and "[playout: greedy" in record
+    # a record of before: said so, not "changed" (review)
+    old = json.loads((out / common.RECORD).read_text())
+    old["resolved"]["bots"][0] = old["resolved"]["bots"][0].partition(" [")[0]
+    (out / common.RECORD).write_text(json.dumps(old))
+    with pytest.raises(UsageError, match="recorded before the bots and weights a bot holds were"):
+        play(out, capsys, bots=[f"value:weights={weights}", "easy"], games=40)
+
+
+class Slotted:
+    """A bot of __slots__ holding weights (review: resolved() read only __dict__)."""
+
+    __slots__ = ("weights",)
+
+    def __init__(self, weights):
+        import numpy as np
+
+        self.weights = np.asarray(weights, dtype=float)
+
+    def __repr__(self) -> str:
+        return "Slotted"
+
+
+def test_resolved_digests_the_weights_a_bot_of_slots_holds():
+    first, second = Slotted([1.0, 2.0]), Slotted([1.0, 3.0])
+    assert "[weights: sha256 " in common._resolved_bot(first, ())
+    assert common._resolved_bot(first, ()) != common._resolved_bot(second, ())
+    assert common._resolved_bot(first, ()) == common._resolved_bot(Slotted([1.0, 2.0]), ())
 
 
 def test_a_run_played_with_other_arguments_is_refused_unless_forced(tmp_path, capsys):
