@@ -136,7 +136,8 @@ def plugin_change(
     now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
     recorded (``"it started"``); ``where``: the folder it was recorded in, if known (relative
     paths were read from there)."""
-    known = isinstance(where, str) and where != "" and where != os.getcwd()
+    here = isinstance(where, str) and where != "" and _same_folder(where, os.getcwd())
+    known = isinstance(where, str) and where != "" and not here
     folder = where if known else "another folder"  # where relative paths were read
     then = then if isinstance(then, dict) else {}
     for name in sorted(p for p in now if p.startswith("__main__:")):  # a session's classes
@@ -153,7 +154,7 @@ def plugin_change(
     name = changed[0]
     if name.startswith("__main__:"):
         return f"the code of the class {name} has changed since {since}"
-    if name not in now and not Path(name).is_absolute():  # (not a file here, relative)
+    if name not in now and not Path(name).is_absolute() and not here:  # (relative: elsewhere?)
         return (  # (QA: a relative weights file said "is gone" from another folder)
             f"the file {name} is not in {os.getcwd()}: deleted since, or {since} in "
             f"{folder} (run this from there)"
@@ -175,6 +176,14 @@ def plugin_change(
     if name not in then:
         return f"{_called(name)} was not there when {since}"
     return f"{_called(name)} has changed since {since}"
+
+
+def _same_folder(a: str, b: str) -> bool:
+    """Whether two paths name one folder (a symlink to it too)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one is gone (a run folder moved since): compare the names
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _called(name: str) -> str:

@@ -737,7 +737,9 @@ class RunFolder:
                     f"({key} {str(manifest.get(key))[:12]} then, {str(value)[:12]} now), so its "
                     f"games would mix two versions; {over}"
                 )
-        what = plugin_change(manifest.get("plugins"), job_plugin_hashes(self.job), "it started")
+        what = plugin_change(
+            manifest.get("plugins"), job_plugin_hashes(self.job), "it started", manifest.get("cwd")
+        )
         if what is not None:  # its games would mix two strategies
             raise ResultsError(f"cannot resume {self.partial}: {what}; {over}")
         return manifest
@@ -885,7 +887,7 @@ class RunFolder:
         then = self.manifest.get("plugins") or {}
         now = job_plugin_hashes(self.job)
         if now != then:  # (a session's class unreadable at the start is so at the end too)
-            changed = plugin_change(then, now, "the run started")
+            changed = plugin_change(then, now, "the run started", self.manifest.get("cwd"))
             raise PluginChanged(
                 f"{changed}: units played after that played the other version, so the games "
                 f"in {self.partial} are not one bot's; play them again with --force"

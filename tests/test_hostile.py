@@ -1349,6 +1349,9 @@ def test_a_replay_from_another_folder_says_where_a_relative_weights_file_was_rea
     ), err
     monkeypatch.chdir(played)
     assert run(capsys, "replay", "--run", played / "r", "--game", "1")[0] == 0
+    (played / "w.json").unlink()  # deleted where it was played: no other folder to name (review)
+    status, _, err = run(capsys, "replay", "--run", played / "r", "--game", "1")
+    assert status == 2 and "the file w.json, read when it was played, is gone" in err, err
 
 
 def test_a_replay_names_a_weights_file_or_nested_module_gone_since_the_run(
