@@ -116,7 +116,7 @@ def cushion(
         never = f" (or none for {none_means})" if allow_none else ""
         written = (  # (QA: cushion=1e9 said "got 1000000000.0", which reads as whole)
             f" (a float: write it without a point or exponent, {int(value)})"
-            if isinstance(value, float) and value.is_integer() and value >= 0
+            if isinstance(value, float) and value.is_integer() and 0 <= value < 2**53
             else ""
         )
         raise ValueError(

@@ -443,7 +443,9 @@ class Game:
 
     def _card_tax_audit(self, seat: int) -> None:
         amount = R.tax_audit_amount(self.coins[seat])  # R18: fixed when drawn
-        self._pay(seat, amount, BANK, f"{amount} tax (10% of {self.coins[seat]})")
+        coins = self.coins[seat]
+        what = f"{amount} tax (10% of {coins})" if amount else f"no tax: 10% of {coins} rounds to 0"
+        self._pay(seat, amount, BANK, what)  # (review: "pays the bank 0 tax")
 
     def _card_taxi(self, seat: int) -> None:
         self._move_by_card(seat, R.NEON_LIGHT)

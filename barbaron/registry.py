@@ -376,10 +376,7 @@ def _load_class(spec: str, where: str, name: str) -> type:
         and Path(where).suffix
         and is_file(Path(where))
     ):
-        raise BotSpecError(  # (QA: good.txt was read as the module good.txt, "good/txt.py")
-            f"bot {spec!r}: {where} is not a Python file: a plugin is a file ending in .py "
-            "(path/to/file.py:ClassName) or a module on PYTHONPATH (package.module:ClassName)"
-        )
+        raise _not_python(spec, where)  # (QA: good.txt was read as the module good.txt)
     if where.endswith(".py") or "/" in where:
         path = Path(where)
         if not path.is_file():
@@ -404,6 +401,10 @@ def _load_class(spec: str, where: str, name: str) -> type:
         if isinstance(e, ModuleNotFoundError) and e.name == where.partition(".")[0]:  # (QA)
             file = where.replace(".", "/") + ".py"
             hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
+            if (
+                Path(where).suffix.lower() in FILE_SUFFIXES
+            ):  # (review: missing.txt, "missing/txt.py")
+                hint = f" (nor is there a file {where} here; a plugin file ends in .py)"
         elif isinstance(e, ModuleNotFoundError) and module_name is not None and e.name:
             folder = Path(where).parent  # a module the plugin file imports, beside it (QA)
             beside = folder / e.name.partition(".")[0]
@@ -448,6 +449,18 @@ def _load_class(spec: str, where: str, name: str) -> type:
     return cls
 
 
+FILE_SUFFIXES = (".txt", ".json", ".csv", ".md", ".ipynb", ".pyc", ".pyw", ".yaml", ".yml")  # a
+# name that reads as a file, not as package.module, when no such module is found
+
+
+def _not_python(spec: str, where: str) -> BotSpecError:
+    """The error for a plugin named by a file Python does not import (``notes.txt``)."""
+    return BotSpecError(
+        f"bot {spec!r}: {where} is not a Python file: a plugin is a file ending in .py "
+        "(path/to/file.py:ClassName) or a module on PYTHONPATH (package.module:ClassName)"
+    )
+
+
 def _file_module(spec: str, where: str, module_name: str) -> ModuleType:
     """The module of a file plugin: run once per process (a worker builds its bots for every
     unit), and again only when the file has changed since (a notebook's edit)."""
@@ -459,7 +472,7 @@ def _file_module(spec: str, where: str, module_name: str) -> ModuleType:
         return module
     loader = spec_from_file_location(module_name, where)
     if loader is None:  # a file Python does not import
-        raise BotSpecError(f"bot {spec!r}: {where} is not a Python file (.py)")
+        raise _not_python(spec, where)
     module = module_from_spec(loader)
     sys.modules[module_name] = module  # dataclasses and pickling look modules up here
     _file_sources.pop(module_name, None)

@@ -714,8 +714,8 @@ def raise_stopped(
     resume = f"{kept_text} (its manifest says partial); {RESUME_ADVICE}"
     if isinstance(error, IllegalDecision | StrategyError) and kept:
         raise type(error)(
-            f"{error}; {kept_text}: fix the bot and start afresh with --force (in the library: "
-            "force=True; --resume continues them only with every bot unchanged)"
+            f"{error}; {kept_text}: fix the bot and start afresh with --force (force=True in "
+            "the library); --resume continues them only with every bot unchanged"
         ) from error
     if isinstance(error, KeyboardInterrupt):
         if kept is None:

@@ -97,6 +97,24 @@ def test_birthday_collects_from_every_other_seat_even_the_broke_ones():
     assert game.coins == [100 + 10 + 25, 0, 25]
 
 
+def test_a_story_of_nothing_to_pay_says_so_not_zero_coins():
+    """'pays the bank 0 for 0 upgrade levels', 'pays seat 0 all 0 coins' and 'pays the bank 0
+    tax' were told (QA, review); the amounts logged stay 0."""
+    game = Game(Rules(players=2), [NEVER, NEVER], chance=None)
+    game.coins = [500, 0]
+    game._card_health_inspection(0)  # no upgrades
+    game._card_birthday(0)  # seat 1 has nothing
+    game.coins[0] = 20
+    game._card_tax_audit(0)  # 10% of 20 is 2: rounds to 0
+    texts = [e.text for e in game.events]
+    assert any("pays the bank nothing: no upgrades" in t for t in texts), texts
+    assert any("is broke: has no coins to pay seat 0 25 for the birthday" in t for t in texts)
+    assert any("pays the bank no tax: 10% of 20 rounds to 0 (20 left)" in t for t in texts)
+    game.level[0], game.owner[0] = 2, 0
+    game._card_health_inspection(0)
+    assert "pays the bank 50 for 2 upgrade levels" in game.events[-1].text
+
+
 def test_card_amounts_are_fixed_when_drawn():  # R18
     game = Game(Rules(players=2), [NEVER, NEVER], chance=None)
     game.coins = [20, 0]

@@ -221,6 +221,13 @@ def test_bad_values_are_rejected_in_one_line(spec, message):
     assert "\n" not in str(error.value)
 
 
+def test_a_huge_whole_float_gets_no_digits_it_did_not_write():
+    """1e30 was 'written without a point' as 1000000000000000019884624838656 (review)."""
+    with pytest.raises(BotSpecError) as error:
+        make_bot("normal:cushion=1e30")
+    assert str(error.value).endswith("cushion must be a whole number of coins >= 0, got 1e+30")
+
+
 def test_the_validators():
     assert params.cushion("c", 5) == 5 and params.cushion("c", None, allow_none=True) is None
     assert params.probability("p", 1) == 1.0 and params.number("x", -3) == -3.0
