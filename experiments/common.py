@@ -597,12 +597,13 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def add_workers(parser: argparse.ArgumentParser) -> None:
     """--workers, as in barbaron's commands: all cores by default (no result depends on it)."""
+    from barbaron.commands._shared import ALL_CORES, WORKERS_HELP
+
     parser.add_argument(
         "--workers",
         type=workers,
-        default=os.cpu_count() or 1,
-        help=f"parallel worker processes (default: all cores, here {os.cpu_count() or 1}); no "
-        "result depends on it",
+        default=ALL_CORES,
+        help=f"{WORKERS_HELP}; no result depends on it",
     )
 
 

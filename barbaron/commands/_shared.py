@@ -91,12 +91,7 @@ def add_run_options(
         help="play the lineup as given instead of every rotation of it",
     )
     run = parser.add_argument_group("execution")
-    run.add_argument(
-        "--workers",
-        type=int,
-        default=os.cpu_count() or 1,
-        help=f"parallel worker processes (default: all cores, here {os.cpu_count() or 1})",
-    )
+    run.add_argument("--workers", type=int, default=ALL_CORES, help=WORKERS_HELP)
     run.add_argument(
         "--batch-size",
         type=int,
@@ -271,6 +266,10 @@ def identical_seats_note(summary: dict) -> list[str]:
             "each deal would be played once"
         ]
     return []
+
+
+ALL_CORES = os.cpu_count() or 1  # --workers by default, here and in the study scripts
+WORKERS_HELP = f"parallel worker processes (default: all cores, here {ALL_CORES})"
 
 
 def rules_line(rules: dict | None, varied: str = "") -> list[str]:
