@@ -224,10 +224,11 @@ def seat_table(arm: dict) -> str:
         statistic = read_number(bal["statistic"])  # summary.json writes an infinite one as null
         # (a summary from before the key: its lineups rotated, or said nothing)
         together = f", but {BOTS_FIXED}" if bal.get("bots_fixed") else ""
+        t2 = f"{statistic:.2f} on {bal['dof']} dof"
+        if not math.isfinite(statistic):  # (review: "T2 = inf" beside "no imbalance detected")
+            t2 = "inf (a seat's share, or a group's, never varied: p bounds that chance)"
         lines.append(
-            f"seat balance: T2 = {math.inf if math.isnan(statistic) else statistic:.2f} on "
-            f"{bal['dof']} dof, "
-            f"{p_phrase(bal['p_value'])} -> {verdict} (5% level){together}"
+            f"seat balance: T2 = {t2}, {p_phrase(bal['p_value'])} -> {verdict} (5% level){together}"
         )
     return "\n".join(lines)
 
