@@ -131,7 +131,9 @@ def spells_of(played: TurnRecorder, game: int) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = common.parser("game_rewards", __doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=common.count, default=20_000)
+    parser.add_argument(
+        "--games", type=common.count, default=20_000, help="games to follow (default 20,000)"
+    )
     parser.add_argument("--seed", type=common.seed, default=SEED)
     parser.add_argument(
         "--out",

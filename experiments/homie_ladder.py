@@ -166,8 +166,9 @@ def sub_run_seconds(runs: list[Path]) -> float:
     return sum(json.loads(m.read_text()).get("seconds", 0.0) for m in manifests if m.exists())
 
 
-def check_game_counts(args: argparse.Namespace) -> None:
-    """Refuse game counts a stage cannot play before any stage runs (they failed hours in)."""
+def check_game_counts(args: argparse.Namespace) -> list[str]:
+    """Refuse game counts a stage cannot play before any stage runs (they failed hours in); the
+    notes to print once the run goes ahead (a stage of one deal a lineup: no interval)."""
     needs = [
         ("--games", args.games, PLAYERS, "one deal of the 1-vs-3 tables in every rotation"),
         ("--ladder-games", args.ladder_games, fewest_games(ladder_pool()), "the ladder"),
@@ -185,14 +186,14 @@ def check_game_counts(args: argparse.Namespace) -> None:
         needs.append(
             ("--mc-games", args.mc_games, fewest_games(ladder_pool(), args.mc), "mc's gauntlet")
         )
+    notes = []
     for option, games, least, what in needs:
         if games < least:
             raise UsageError(f"{option} {games:,} is too few: {what} needs at least {least:,}")
         if option != "--games" and games < 2 * least:  # (QA: mc's rating had no interval)
-            print(
+            notes.append(
                 f">>> note: {option} {games:,} plays one deal of each lineup of {what}: its "
-                f"ratings get no interval (one needs two deals, {2 * least:,} games)",
-                flush=True,
+                f"ratings get no interval (one needs two deals, {2 * least:,} games)"
             )
     if args.tune_games % PLAYERS or args.tune_games < TUNE_LEAST_GAMES:
         raise UsageError(
@@ -212,6 +213,7 @@ def check_game_counts(args: argparse.Namespace) -> None:
             f"--sweep-games {args.sweep_games:,} is not a multiple of the sweeps' {PLAYERS} "
             "rotations"
         )
+    return notes
 
 
 def rate(pool: list[str], games: int, args: argparse.Namespace, name: str, **design) -> dict:
@@ -859,7 +861,7 @@ def main(argv: list[str] | None = None) -> int:
     common.QUIET.set(args.quiet)
     if args.mc != "none":
         api.build_bots([args.mc])  # a bad spec is refused before the hours of play
-    check_game_counts(args)
+    notes = check_game_counts(args)
     defaults = {k: parser.get_default(k) for k in vars(args)}
     args.out = common.out_folder(
         args.out or common.default_out("homie_ladder", args.rounds),
@@ -875,6 +877,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{time.perf_counter() - start:.1f} s -> {args.out}/tune.json")
         return 0
 
+    for note in notes:  # (once the folder is taken: QA saw them printed above a refusal, and
+        print(note, flush=True)  # with --tune, which plays none of those stages)
     table, record, fit = ladder(args)
     grid = policies(args)
     pairs, ones = matrix(args)

@@ -35,10 +35,16 @@ def run_folder(out: Path, k: int) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = common.parser("mc_budget", __doc__)
     parser.add_argument(
-        "--games", type=common.count, default=20000, help="games per K (rotations in)"
+        "--games",
+        type=common.count,
+        default=20000,
+        help="games per K, rotations in (default 20,000)",
     )
     parser.add_argument(
-        "--rollouts", type=common.counts, default=[4, 16, 32, 64], help="the values of K"
+        "--rollouts",
+        type=common.counts,
+        default=[4, 16, 32, 64],
+        help="the values of K, comma-separated (default 4,16,32,64)",
     )
     common.add_workers(parser)
     parser.add_argument("--seed", type=common.seed, default=SEED)

@@ -451,12 +451,13 @@ def main(argv: list[str] | None = None) -> int:
         args.out,
         study="seat_compensation",
         force=args.force,
-        arguments={
+        arguments={  # (in the order a refusal names the first that differs: solves before
+            # the solver's sizes, which are recorded as None without solves; QA)
             **{k: getattr(args, k) for k in ("games", "mixed_games", "mc_games", "seed")},
-            **{k: getattr(args, k) if solves else None for k in ("solve_games", "search_games")},
             "rounds": args.rounds,
             "tables": chosen,
             "solves": solves,
+            **{k: getattr(args, k) if solves else None for k in ("solve_games", "search_games")},
         },
     )
 

@@ -341,6 +341,24 @@ def test_the_ladder_refuses_game_counts_a_stage_cannot_play_before_playing(bad, 
     assert not (tmp_path / "l").exists()
 
 
+def test_the_ladders_notes_come_only_when_it_plays(tmp_path, capsys):
+    """A note on one deal per lineup came before a refusal (two lines of bad input), and with
+    --tune, which plays no such stage (QA)."""
+    import argparse
+
+    from barbaron.errors import UsageError
+    from experiments import homie_ladder
+
+    with pytest.raises(UsageError, match="--tune-games 4 must be"):  # checked after mc's size
+        homie_ladder.main(["--mc-games", "400", "--tune-games", "4", "--out", str(tmp_path / "l")])
+    assert ">>> note" not in capsys.readouterr().out
+    notes = homie_ladder.check_game_counts(argparse.Namespace(
+        games=4000, ladder_games=10**6, grid_games=10**6, mc="mc:rollouts=16", mc_games=400,
+        tune_games=4000, tune_trials=4, sweep_games=4000,
+    ))  # fmt: skip
+    assert len(notes) == 1 and notes[0].startswith(">>> note: --mc-games 400 plays one deal")
+
+
 def test_the_ladders_tune_takes_its_sizes_and_needs_a_ladder_first(tiny_results, tmp_path):
     """--tune without a ladder ended with exit 1 and no "error:", and its sizes could not be
     chosen (QA). Its tune.json says the command that runs it again, which the folder takes."""
