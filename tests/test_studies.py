@@ -449,7 +449,7 @@ def test_a_run_that_solves_nothing_leaves_no_earlier_solved_tables(tmp_path):
     argv = ["--tables", "hard-2p", "--games", "600", "--search-games", "800", "--workers", "1"]
     argv += ["--quiet", "--out", str(tmp_path)]
     assert seat_compensation.main(argv) == 0 and (tmp_path / "solved.csv").exists()
-    with pytest.raises(UsageError, match=r"played with solve_games=600 \(now None\)"):
+    with pytest.raises(UsageError, match=r"played with solves=\['hard-2p'\] \(now \[\]\)"):
         seat_compensation.main([*argv, "--solves", "none"])  # other solves: other arguments
     assert seat_compensation.main([*argv, "--solves", "none", "--force"]) == 0
     assert not (tmp_path / "solved.csv").exists() and not (tmp_path / "solved.png").exists()
