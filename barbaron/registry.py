@@ -401,9 +401,7 @@ def _load_class(spec: str, where: str, name: str) -> type:
         if isinstance(e, ModuleNotFoundError) and e.name == where.partition(".")[0]:  # (QA)
             file = where.replace(".", "/") + ".py"
             hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
-            if (
-                Path(where).suffix.lower() in FILE_SUFFIXES
-            ):  # (review: missing.txt, "missing/txt.py")
+            if Path(where).suffix.lower() in FILE_SUFFIXES:  # (review: not "missing/txt.py")
                 hint = f" (nor is there a file {where} here; a plugin file ends in .py)"
         elif isinstance(e, ModuleNotFoundError) and module_name is not None and e.name:
             folder = Path(where).parent  # a module the plugin file imports, beside it (QA)
