@@ -168,6 +168,8 @@ def plugin_change(
         )
     if now[name] == UNREADABLE and Path(name).is_absolute():
         return f"the file {name}, read when {since}, cannot be read now"
+    if now[name] == UNREADABLE and here:  # (review: "run this from" the folder it is in)
+        return f"the file {name}, read when {since}, is gone (or cannot be read)"
     if now[name] == UNREADABLE:
         return (
             f"the file {name} cannot be read from {os.getcwd()} (run this from "

@@ -402,7 +402,10 @@ def _load_class(spec: str, where: str, name: str) -> type:
             file = where.replace(".", "/") + ".py"
             hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
             if Path(where).suffix.lower() in FILE_SUFFIXES:  # (review: not "missing/txt.py")
-                hint = f" (nor is there a file {where} here; a plugin file ends in .py)"
+                hint = (
+                    f" (nor is there a file {where} here, and a plugin file ends in .py; a "
+                    "module: put the folder that holds it on PYTHONPATH)"
+                )
         elif isinstance(e, ModuleNotFoundError) and module_name is not None and e.name:
             folder = Path(where).parent  # a module the plugin file imports, beside it (QA)
             beside = folder / e.name.partition(".")[0]

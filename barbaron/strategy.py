@@ -420,6 +420,8 @@ def _at_batch(view: BatchView, games: np.ndarray) -> str:
     round is the first in which any of the batch's games did, so it depends on the batch)."""
     from barbaron.params import counted
 
+    if view.game.size == 1:  # one game at a time (the reference engine, a duel): exact
+        return f"as seat {view.seat} in round {view.round}"
     return (
         f"as seat {view.seat} in round {view.round}, asked about {counted(games.size, 'game')} "
         f"of a batch of {view.game.size:,} at once"

@@ -150,6 +150,12 @@ def resolved(spec: str) -> str:
     return _resolved_bot(make_bot(spec), ())
 
 
+def _slot_names(cls: type) -> tuple[str, ...]:
+    """A class's own ``__slots__`` (one name may be given as a string: review)."""
+    slots = vars(cls).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
 def _resolved_bot(bot: object, outer: tuple[int, ...]) -> str:
     """:func:`resolved` of a bot made; ``outer``: the bots that hold it (none is resolved twice
     on one path: a plugin's bot that holds its holder)."""
@@ -160,7 +166,12 @@ def _resolved_bot(bot: object, outer: tuple[int, ...]) -> str:
     from barbaron.strategy import Strategy
 
     text = repr(bot)
-    slots = [n for k in type(bot).__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__"]
+    slots = [
+        f"_{k.__name__.lstrip('_')}{n}" if n.startswith("__") and not n.endswith("__") else n
+        for k in type(bot).__mro__
+        for n in _slot_names(k)
+        if n != "__dict__"
+    ]  # (review: private names, which Python mangles)
     names = [*getattr(bot, "__dict__", {}), *dict.fromkeys(slots)]
     for name in names:
         value = getattr(bot, name, None)

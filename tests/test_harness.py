@@ -683,7 +683,7 @@ def test_seats_says_when_a_bonus_leaves_the_balance_untestable(tmp_path, capsys)
     status, out, _ = run(capsys, *argv, "--games", 40, "--quiet", "--out", tmp_path / "s")
     row = next(line for line in out.splitlines() if line.startswith("1000000"))
     assert status == 0 and "nan" not in out and row.split()[-2] == f"{14 * 0.25**10:.2e}", out
-    argv = ["seats", "--bots", "greedy", "--bonus", "0,50"]  # one bot: no variation at all
+    argv = ["seats", "--bots", "greedy", "--bonus", "0,50"]  # one bot: 4 deals, too few
     status, out, _ = run(capsys, *argv, "--games", 4, "--quiet", "--out", tmp_path / "t")
     assert status == 0 and "(balance p '-': not testable, too few deals or no variation)" in out
 
@@ -978,8 +978,9 @@ def test_a_seat_that_never_wins_is_never_balanced():
     four = np.zeros((30, 4), dtype=np.int64)
     four[np.arange(30), np.arange(30) % 3] = 12  # seat 3 never wins in 30 deals
     assert _balance_of(four).p_value == pytest.approx(14 * 0.75**30, rel=1e-9)
-    pairs = np.tile([4, 4, 2, 2], (40, 1))  # seats 0 and 1 always take 2/3 between them (review:
-    assert _balance_of(pairs).p_value == pytest.approx(14 * 0.75**40, rel=1e-9)  # p = 0 then)
+    a, b = rng.integers(0, 9, 40), rng.integers(0, 5, 40)  # each seat varies, but seats 0 and 1
+    pairs = np.stack([a, 8 - a, b, 4 - b], axis=1)  # always take 8/12 between them (review: p
+    assert _balance_of(pairs).p_value == pytest.approx(14 * 0.75**40, rel=1e-9)  # was 0 here)
     assert math.isnan(_balance_of(np.tile([6, 6], (50, 1))).p_value)  # shared every time
     few = _balance_of(always_first[:4])  # 4 deals: 2 (1/2)^4, which chance explains
     assert few.statistic == math.inf and few.p_value == 0.125 and few.balanced

@@ -1293,6 +1293,10 @@ def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch)
     assert status == 2 and one_line(err), err
     where = f"{plugin} cannot be read from {tmp_path} (run this from {tmp_path.parent}, where"
     assert where in err, err
+    monkeypatch.chdir(tmp_path.parent)  # where it was played, the plugin deleted (review: "run
+    plugin.unlink()  # this from the folder where it was played", from that folder)
+    status, _, err = run(capsys, *replay)
+    assert status == 2 and f"the file {plugin}, read when it was played, is gone" in err, err
 
 
 def test_replay_checks_only_the_plugins_of_the_arm_it_replays(tmp_path, capsys, monkeypatch):

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import ctrl_c_after_unit
@@ -102,7 +103,18 @@ class Slotted:
         return "Slotted"
 
 
+class OneSlot(Slotted):
+    """Slots given as one name, a string (review: read as its characters)."""
+
+    __slots__ = "layer"
+
+
 def test_resolved_digests_the_weights_a_bot_of_slots_holds():
+    one = OneSlot([1.0])
+    one.layer = np.array([5.0])
+    other = OneSlot([1.0])
+    other.layer = np.array([6.0])
+    assert common._resolved_bot(one, ()) != common._resolved_bot(other, ())
     first, second = Slotted([1.0, 2.0]), Slotted([1.0, 3.0])
     assert "[weights: sha256 " in common._resolved_bot(first, ())
     assert common._resolved_bot(first, ()) != common._resolved_bot(second, ())
