@@ -207,7 +207,7 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path, monkeypatch):
         make_bot("notes.txt:Careful")
     with pytest.raises(BotSpecError, match="notes.txt is not a Python file: a plugin is a file"):
         make_bot("./notes.txt:Careful")  # (the same words by either path: review)
-    with pytest.raises(BotSpecError, match=r"\(nor is there a file gone.txt here; a plugin file"):
+    with pytest.raises(BotSpecError, match=r"\(nor is there a file gone.txt here, and a plugin"):
         make_bot("gone.txt:Careful")  # (review: "name the file: gone/txt.py")
     (tmp_path / "again.py").write_text("from scalar import Mine\n")  # a module beside it (QA)
     with pytest.raises(BotSpecError, match=r"scalar lies beside .*again.py: a plugin's own imp"):
