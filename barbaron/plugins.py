@@ -136,8 +136,9 @@ def plugin_change(
     now (:func:`plugin_hashes`), in a few words; None if nothing. ``since``: when it was
     recorded (``"it started"``); ``where``: the folder it was recorded in, if known (relative
     paths were read from there)."""
-    here = isinstance(where, str) and where != "" and _same_folder(where, os.getcwd())
-    known = isinstance(where, str) and where != "" and not here
+    given = isinstance(where, str) and where != ""
+    here = given and _same_folder(where, os.getcwd())
+    known = given and not here
     folder = where if known else "another folder"  # where relative paths were read
     then = then if isinstance(then, dict) else {}
     for name in sorted(p for p in now if p.startswith("__main__:")):  # a session's classes

@@ -292,7 +292,7 @@ def _no_spread_p(t: list[Fraction], cross: np.ndarray, deals: int, scale: float)
     printed as p < 1e-300; four seats, one never winning in 30 deals: at most 14 x 0.75^30,
     2.5e-3.)"""
     players = len(t)
-    strongest = math.nan
+    bounds = []  # q^n of each group whose share never varied from a value not its fair part
     for mask in range(1, 2 ** (players - 1)):  # the groups without the last seat
         group = [i for i in range(players) if mask >> i & 1]
         total = sum(t[i] for i in group)
@@ -302,10 +302,10 @@ def _no_spread_p(t: list[Fraction], cross: np.ndarray, deals: int, scale: float)
         c, fair = total / (deals * Fraction(scale)), Fraction(len(group), players)
         if c != fair:
             q = (1 - fair) / (1 - c) if c < fair else fair / c
-            strongest = min(float(q) ** deals, 1.0 if math.isnan(strongest) else strongest)
-    if math.isnan(strongest):
+            bounds.append(float(q) ** deals)
+    if not bounds:
         return math.nan
-    return min(1.0, 2 * (2 ** (players - 1) - 1) * strongest)
+    return min(1.0, 2 * (2 ** (players - 1) - 1) * min(bounds))
 
 
 def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> tuple[list | None, int]:

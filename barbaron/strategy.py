@@ -37,6 +37,7 @@ import numpy as np
 
 from barbaron import odds
 from barbaron import rules as R
+from barbaron.params import counted
 from barbaron.rules import Rules
 
 
@@ -418,8 +419,6 @@ def ask(
 def _at_batch(view: BatchView, games: np.ndarray) -> str:
     """Where a call of a bot went wrong: the batch, which is the unit it answers for (the
     round is the first in which any of the batch's games did, so it depends on the batch)."""
-    from barbaron.params import counted
-
     if view.game.size == 1:  # one game at a time (the reference engine, a duel): exact
         return f"as seat {view.seat} in round {view.round}"
     return (
