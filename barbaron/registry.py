@@ -295,6 +295,11 @@ def _registered_class(spec: str, name: str) -> type:
                 f"bot {spec!r} has no name before its ':' (a bot is NAME, NAME:key=value,... "
                 "or FILE.py:ClassName)"
             )
+        if words := seat_words(spec):
+            raise BotSpecError(
+                f"unknown bot {name!r}: each seat's spec is a word of its own "
+                f"({' '.join(words)}); a ',' separates one spec's parameters, after its ':'"
+            )
         if close := closest_name(name, known):
             raise BotSpecError(f"unknown bot {name!r} (did you mean {close!r}?)")
         first = spec.partition(":")[2].partition(":")[0]
@@ -491,6 +496,16 @@ def _names_class(rest: str) -> bool:
     ``cushion=5``): then the head is a module, a top-level one too (``my_bots:Bot``)."""
     first = rest.partition(":")[0]
     return first.isidentifier() and first[0].isupper()
+
+
+def seat_words(spec: str) -> list[str]:
+    """The specs a text of several seats' specs joined by commas or spaces holds
+    (``'normal,hard:risk=0'`` -> ``['normal', 'hard:risk=0']``); [] for one spec."""
+    head, colon, rest = spec.strip().partition(":")
+    words = [word for word in re.split(r"[,\s]+", head) if word]
+    if len(words) < 2:
+        return []
+    return [*words[:-1], words[-1] + colon + rest]
 
 
 def split_spec(spec: str) -> tuple[str, str]:

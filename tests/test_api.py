@@ -319,7 +319,8 @@ class Weighted(Hard):
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: api.play(["easy"]), "--bots takes 2 to 4 bot specs"),
+        (lambda: api.play(["easy"]), "--bots takes 2 to 4 bot specs, one per seat; got 1$"),
+        (lambda: api.play("easy,hard"), r"got 1 \('easy,hard': write --bots easy hard\)$"),
         (lambda: api.play(["easy", "nrmal"]), "did you mean 'normal'"),
         (lambda: api.play(["easy", "easy"], games=0), "--games must be from 1 to"),
         (lambda: api.play(["easy", "easy"], seat_bonus=3), "--seat-bonus must be"),

@@ -155,6 +155,8 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("treshold:buy=3")
     with pytest.raises(BotSpecError, match=r"^unknown bot 'HARD' \(did you mean 'hard'\?\)$"):
         make_bot("HARD")  # (difflib told nothing for another case: QA)
+    with pytest.raises(BotSpecError, match=r"a word of its own \(normal hard:risk=0\); a ','"):
+        make_bot("normal, hard:risk=0")  # (several seats' specs in one: it suggested 'normal')
     with pytest.raises(BotSpecError, match=r"^bot ':hard' has no name before its ':' "):
         make_bot(":hard")  # (it suggested ':Hard')
     with pytest.raises(BotSpecError) as error:
