@@ -250,8 +250,8 @@ svg text{font-family:inherit}
 <div id="controls"><button id="first">|&#x25C0;</button><button id="prev">&#x25C0;</button>
 <input type="range" id="slider" min="0" value="0"><button id="next">&#x25B6;</button>
 <button id="last">&#x25B6;|</button><span id="frame-label"></span></div>
-<div class="chart-title">Win probability at each turn start</div>
-<svg id="winchart" width="520" height="180"></svg>
+<div id="wins"><div class="chart-title">Win probability at each turn start</div>
+<svg id="winchart" width="520" height="180"></svg></div>
 <div class="note">__NOTE__</div>
 </div><div id="right">
 <div id="turn-title" style="font-weight:bold"></div>
@@ -363,14 +363,21 @@ slider.max = F.length - 1;
 let cur = 0;
 const money = [];
 for (const f of F) for (let p = 0; p < P; p++) money.push(f.coins[p], f.worth[p]);
-const mmax = Math.max(...money) * 1.05, mmin = Math.min(0, ...money);
+function niceStep(x) {  // the least round step (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k) >= x
+  const p = Math.pow(10, Math.floor(Math.log10(x || 1)));
+  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * p).find((m) => m >= x);
+}
+const mmin = Math.min(0, ...money), mstep = niceStep((Math.max(...money) - mmin) / 4);
+const mmax = mmin + 4 * mstep;  // (coins and worth are never below 0: ticks at round numbers)
+const rolledOut = F.slice(0, -1).some((f) => f.winprob.some((w) => w !== null));
+if (!rolledOut) document.getElementById("wins").style.display = "none";  // (--rollouts 0)
 function show(i) {
   cur = Math.max(0, Math.min(F.length - 1, i));
   const f = F[cur];
   slider.value = cur;
   // slots count from 0, as in #turn=N, scenario files and error messages; the last is closing
   document.getElementById("frame-label").textContent = cur === F.length - 1 ? "closing time"
-    : "slot " + cur + " of " + (F.length - 2);
+    : "slot " + cur + " (of 0 to " + (F.length - 2) + ")";
   document.getElementById("turn-title").textContent = f.title;
   drawBoard(f);
   const body = document.querySelector("#players tbody");
@@ -386,8 +393,9 @@ function show(i) {
     body.appendChild(tr);
   }
   document.getElementById("events").textContent = f.events.join("\\n");
-  lineChart(document.getElementById("winchart"), D.names.map((n, p) => ({colour: D.colours[p],
-    values: F.map((g) => g.winprob[p])})), 0, 1, cur, (v) => Math.round(100 * v) + "%");
+  if (rolledOut) lineChart(document.getElementById("winchart"), D.names.map((n, p) => ({
+    colour: D.colours[p], values: F.map((g) => g.winprob[p])})), 0, 1, cur,
+    (v) => Math.round(100 * v) + "%");
   const series = [];
   D.names.forEach((n, p) => {
     series.push({colour: D.colours[p], values: F.map((g) => g.coins[p])});

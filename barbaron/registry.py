@@ -30,6 +30,7 @@ numbers, decimals, ``none``, ``true``/``false``, or text.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import importlib
 import inspect
@@ -38,7 +39,7 @@ import numbers
 import re
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -359,6 +360,25 @@ def _params(spec: str, text: str, defaults: dict[str, object]) -> dict[str, obje
 
 
 PLUGIN_MODULE = "barbaron_plugin_"  # the start of the module name of a plugin loaded from a file
+# the specs refused within plugins_refused() (None outside it)
+_REFUSING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "barbaron_plugins_refused", default=None
+)
+
+
+@contextlib.contextmanager
+def plugins_refused() -> Iterator[list[str]]:
+    """Within it no plugin file is run and no module imported (one imported already is used):
+    a spec that would need it fails, and is listed in the list given. For the bots a data file
+    names (a scenario's), which must not run code that came with the file."""
+    refused: list[str] = []
+    token = _REFUSING.set(refused)
+    try:
+        yield refused
+    finally:
+        _REFUSING.reset(token)
+
+
 _file_sources: dict[str, bytes] = {}  # module name of a file plugin -> digest of the source run
 
 
@@ -382,7 +402,11 @@ def _load_class(spec: str, where: str, name: str) -> type:
         and is_file(Path(where))
     ):
         raise _not_python(spec, where)  # (QA: good.txt was read as the module good.txt)
-    if where.endswith(".py") or "/" in where:
+    file = where.endswith(".py") or "/" in where
+    if (refusing := _REFUSING.get()) is not None and (file or where not in sys.modules):
+        refusing.append(spec)
+        raise BotSpecError(f"bot {spec!r}: a plugin, whose code is not run here")
+    if file:
         path = Path(where)
         if not path.is_file():
             raise BotSpecError(f"bot {spec!r}: no file {where}")

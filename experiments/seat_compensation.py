@@ -279,7 +279,8 @@ def flat_deviation(points: list[dict], players: int, bonus: float) -> float:
     shares = [
         np.interp(bonus, xs, [p["seats"][s]["win_share"] for p in points]) for s in range(players)
     ]
-    return 100 * float(np.max(np.abs(np.array(shares) - 1 / players)))
+    # (rounded: two seats' interpolated shares at their even bonus differ from 1/2 by 1e-16)
+    return round(100 * float(np.max(np.abs(np.array(shares) - 1 / players))), 9)
 
 
 def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
@@ -318,7 +319,7 @@ def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
         "even_bonus": even,
         "even_ci_low": summary["even"]["ci"][0],
         "even_ci_high": summary["even"]["ci"][1],
-        "fair_at_100": None if at_100 is None else at_100["seat_balance"]["balanced"],
+        "fair_at_100": np.nan if at_100 is None else at_100["seat_balance"]["balanced"],
         "balance_p_at_100": np.nan if at_100 is None else at_100["seat_balance"]["p_value"],
         "shares_at_100": ""
         if at_100 is None
@@ -338,7 +339,7 @@ def solved_rows(table: Table, summary: dict, even: float, flat: dict) -> list[di
     conf = summary["confirmation"]
     coins = summary["seat_coins"]
     point = flat["points"][0]
-    flat_dev = [100 * (s["win_share"] - 1 / players) for s in point["seats"]]
+    flat_dev = [round(100 * (s["win_share"] - 1 / players), 9) for s in point["seats"]]
     return [
         {
             "table": table.name,

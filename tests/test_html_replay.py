@@ -118,6 +118,27 @@ def test_a_scenario_naming_an_unknown_bot_names_the_file(tmp_path, capsys):
     assert status == 2 and err.startswith(f"error: {scenario}: its bots: unknown bot 'nobody'")
 
 
+def test_a_scenarios_plugins_are_not_run_their_seats_roll_out_as_hard(tmp_path, capsys):
+    """A file you were sent must not run code that came with it (QA: the page imported it)."""
+    plugin = tmp_path / "evil.py"
+    marker = tmp_path / "ran"
+    plugin.write_text(
+        f"open({str(marker)!r}, 'w').close()\n"
+        "from barbaron.bots.greedy import Greedy\n"
+        "class Evil(Greedy):\n    pass\n"
+    )
+    data = json.loads(CONFORMANCE_FILES[1].read_text())
+    players = data["rules"].get("players", len(data["policies"]))
+    bots = [f"{plugin}:Evil", f"mc:own={plugin}:Evil;rollouts=2", *["normal"] * (players - 2)]
+    scenario = tmp_path / "sent.json"
+    scenario.write_text(json.dumps(data | {"bots": bots}))
+    page = tmp_path / "sent.html"
+    status, _, err = run(capsys, "replay", str(scenario), "--html", str(page), "--rollouts", "8")
+    assert status == 0 and not marker.exists()
+    assert err.startswith(f"note: the win chart plays seats 0, 1 as hard: {scenario} names")
+    assert "seats played by hard, hard, normal" in page.read_text()
+
+
 def find_browser():
     for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
         if shutil.which(name):
@@ -177,6 +198,22 @@ def test_in_a_real_browser_the_coins_axis_fits_a_million(tmp_path, capsys):
     labels = re.findall(r'text-anchor="end"[^>]*>([^<]+)<', chart.group(0))
     assert any(label.endswith("M") for label in labels), labels
     assert all(len(label) <= 6 for label in labels if label[0].isdigit()), labels
+
+
+def test_in_a_real_browser_without_rollouts_no_win_chart_and_round_ticks(tmp_path, capsys):
+    """--rollouts 0 drew a win chart with no lines; the coins axis was ticked at 579, 1158,
+    1736, 2315; 'slot 5 of 39' read as 39 slots where there are 40 (QA)."""
+    page = tmp_path / "plain.html"
+    argv = ["replay", "--seed", "3", "--game", "12", "--bots", *BOTS, "--rollouts", "0"]
+    assert run(capsys, *argv, "--html", str(page))[0] == 0
+    dom = browser_dom(page, tmp_path / "profile", turn=5)
+    assert re.search(r'<div id="wins" style="display: none;">', dom), "a win chart is shown"
+    assert re.search(r'id="frame-label">slot 5 \(of 0 to 39\)<', dom)
+    chart = re.search(r'<svg id="moneychart".*?</svg>', dom, re.S).group(0)
+    ticks = [int(t) for t in re.findall(r'text-anchor="end"[^>]*>(\d+)<', chart)]
+    assert ticks == [i * ticks[1] for i in range(5)] and ticks[1] % 50 == 0, ticks
+    worth = engine_worth()
+    assert max(worth) <= ticks[-1] < 1.5 * max(worth), (ticks, worth)  # (the top near the most)
 
 
 @pytest.mark.parametrize(

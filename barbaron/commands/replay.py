@@ -283,18 +283,36 @@ def _replay_seeded(args: argparse.Namespace) -> int:
 
 
 def _html_of_scenario(args: argparse.Namespace, scenario) -> int:
-    """The page of a scenario file: rollouts with its bots (a duel's human seat as Hard) or,
-    for a plain scenario, its threshold policies."""
+    """The page of a scenario file: rollouts with its bots (a duel's human seat as Hard, and a
+    plugin the file names too: a data file must not run code that came with it) or, for a plain
+    scenario, its threshold policies."""
+    from barbaron.registry import plugins_refused
     from barbaron.runs import build_bots
     from barbaron.scenario import ScriptedChance
 
     if scenario.bots is not None:
         names = list(scenario.bots)
         rollout_specs = ["hard" if b == "human" else b for b in names]
-        try:
-            rollout_bots = build_bots(rollout_specs)
-        except UsageError as e:  # a bot the file names: say which file
-            raise UsageError(f"{scenario.path}: its bots: {e}") from None
+        rollout_bots, plugins = [], []
+        for seat, spec in enumerate(rollout_specs):
+            with plugins_refused() as refused:
+                try:
+                    built = build_bots([spec])
+                except UsageError as e:  # a bot the file names: say which file
+                    if not refused:
+                        raise UsageError(f"{scenario.path}: its bots: {e}") from None
+            if refused:
+                plugins.append(seat)
+                rollout_specs[seat] = "hard"
+                built = build_bots(["hard"])
+            rollout_bots.extend(built)
+        if plugins:
+            print(
+                f"note: the win chart plays seat{'s' * (len(plugins) > 1)} "
+                f"{', '.join(map(str, plugins))} as hard: {scenario.path} names plugin code "
+                f"({', '.join(names[seat] for seat in plugins)}), which a replay does not run",
+                file=sys.stderr,
+            )
     else:
         names = [repr(p) for p in scenario.policies]
         rollout_specs, rollout_bots = names, list(scenario.policies)
