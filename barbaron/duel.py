@@ -93,6 +93,12 @@ class LineReader:
 
 
 PIPED_REFUSALS = 5  # piped answers in a row that are not choices before the duel gives up
+HELP_WORDS = ("?", "h", "help")  # an answer that shows ANSWER_HELP and asks again
+ANSWER_HELP = (
+    "  answer with a choice the question shows: y or n, or an option's number (0: none); Enter "
+    "takes the one in brackets (a capital Y or N: the autopilot's choice); Ctrl-C ends the "
+    "game and saves nothing"
+)
 
 
 class Console:
@@ -123,6 +129,9 @@ class Console:
                 self.say(line)
             if not line.strip():
                 return default
+            if line.strip().lower() in HELP_WORDS:
+                self.say(ANSWER_HELP)
+                continue
             try:
                 return parse(line.strip())
             except ValueError as e:
@@ -132,7 +141,7 @@ class Console:
                         f"{refused} piped answers in a row are not choices here (the last: "
                         f"{e}); give one answer per line, as the prompts ask"
                     ) from None
-                self.say(f"  {e}; please answer again")
+                self.say(f"  {e}; please answer again (? for help)")
 
 
 def _yes_no(text: str) -> bool:

@@ -12,8 +12,8 @@ from barbaron.duel import play_duel
 from barbaron.rules import Rules
 from barbaron.scenario import ScenarioError, load_scenario, play_scenario, play_scenarios_batch
 
-# a refusal, an Enter, an answer that is not a choice (asked again), then the defaults
-ANSWERS = "n\n\nmaybe\ny\n7\n1\nfoo\n0\ny\n"
+# a refusal, an Enter, an answer that is not a choice (asked again), help, then the defaults
+ANSWERS = "n\n\nmaybe\n?\ny\n7\n1\nfoo\n0\ny\n"
 
 
 def run(capsys, *argv):
@@ -30,7 +30,8 @@ def test_a_scripted_duel_plays_to_the_end_and_its_file_replays_equal(tmp_path, c
         "--save", str(saved),
     )  # fmt: skip
     assert status == 0, err
-    assert "please answer again" in out  # a bad answer is asked again, not a crash
+    assert "please answer again (? for help)" in out  # a bad answer is asked again, not a crash
+    assert "answer with a choice the question shows" in out  # '?' (QA: "'?' is not y or n")
     assert "=== Round 10/10" in out and "Payday" in out and "worth" in out
     assert "(end of input: the default)" in out
     assert any(f"{verb} with a worth of" in out for verb in ("you win", "wins", "share the win"))

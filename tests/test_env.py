@@ -588,6 +588,10 @@ def test_game_numbers_stay_below_2_to_the_63():
         TableEnv().observe("seat_0")
     with pytest.raises(IllegalAction, match="last before reset"):
         TableEnv().last()  # (an AttributeError before)
+    table = TableEnv(["normal"])
+    table.reset(seed=0)
+    with pytest.raises(ValueError, match="^no agent 'seat_9' at this table; its agents: seat_0, "):
+        table.observe("seat_9")  # (QA: "'seat_9' is not in list")
 
 
 def test_arguments_of_the_wrong_kind_are_clear_errors():
@@ -632,3 +636,21 @@ def test_a_strategy_asked_for_its_actions_cannot_write_the_game_state():
         for _ in range(100):
             env.actions_of(Cheat())
             env.step(np.zeros(4, dtype=np.int64))
+
+
+def test_after_an_autoreset_info_names_the_finished_games_apart_from_the_new():
+    """At the step that ends the games, info's game and seat were already the new games' (5
+    games of 4 seats: seats 1 2 3 0 1 where the finished ones sat in 0 1 2 3 0), and nothing
+    said where the finished ones' agent sat (QA)."""
+    env = BatchEnv(["normal"] * 3)
+    obs, mask, info = env.reset(1, 5)
+    assert info["seat"].tolist() == [0, 1, 2, 3, 0]
+    done = np.zeros(5, dtype=bool)
+    while not done.all():
+        obs, mask, reward, done, info = env.step(np.zeros(5, dtype=np.int64))
+    assert info["final_game"].tolist() == [0, 1, 2, 3, 4]
+    assert info["final_seat"].tolist() == [0, 1, 2, 3, 0]
+    assert info["game"].tolist() == [5, 6, 7, 8, 9] and info["seat"].tolist() == [1, 2, 3, 0, 1]
+    w = info["final_worth"]
+    wins = w[np.arange(5), info["final_seat"]] == w.max(axis=1)
+    assert np.allclose(reward > 0, wins)  # the rewards are the finished seats'

@@ -1,8 +1,9 @@
 """Play one game of Bar Baron in the terminal against the Homies (1 to 3 bots, default three
 Hard). Every turn shows the board and the turn's story; your decisions are prompts with the
-legal choices and a default on Enter. Answers may be piped in, one per line (the defaults are
-played when input ends). --save writes the game as a scenario file that 'barbaron replay'
-retells (--log), confirms (--check) and draws (--html)."""
+legal choices and a default on Enter ('?' explains them). Answers may be piped in, one per
+line (the defaults are played when input ends; five answers in a row that are not choices end
+the game, exit 2). Ctrl-C ends the game, saving nothing (exit 130). --save writes the game as
+a scenario file that 'barbaron replay' retells (--log), confirms (--check) and draws (--html)."""
 
 from __future__ import annotations
 

@@ -562,8 +562,9 @@ class BatchEnv:
     decisions, and slots without agent decisions, are played inside the engine between steps.
     All games end together; the step that ends them returns ``done`` all True and the rewards
     (0 before), and with ``autoreset`` the next ``n`` games (``first_game + n`` on) have
-    already started: the returned observations are theirs (``info["final_worth"]`` holds the
-    finished games' worths). Without ``autoreset`` a step after the end raises.
+    already started: the returned observations and ``info["game"]`` and ``["seat"]`` are theirs
+    (``info["final_worth"]``, ``["final_game"]`` and ``["final_seat"]`` hold the finished
+    games'). Without ``autoreset`` a step after the end raises.
 
     Observations ``(n, obs_size)``, masks ``(n, 14)`` int8, rewards ``(n,)`` float, done
     ``(n,)`` bool; ``info``: ``active`` (n,) bool, ``game``, ``deal`` and ``seat`` (n,) int64.
@@ -667,8 +668,13 @@ class BatchEnv:
         n = t.n
         reward, done, final = np.zeros(n), np.zeros(n, dtype=bool), None
         if t.stop is None:  # played out (answering an end-of-game stop too: see below)
-            final = t.worth()
-            reward = final_rewards(final, self.agent_seat, self.reward_kind)
+            # (the finished games' numbers and seats too: autoreset replaces them in info)
+            final = {
+                "final_worth": t.worth(),
+                "final_game": self.games,
+                "final_seat": self.agent_seat,
+            }
+            reward = final_rewards(final["final_worth"], self.agent_seat, self.reward_kind)
             done[:] = True
             self.games_played += n
             if self.autoreset and self.next_game + self.n <= MAX_INDEX:
@@ -676,9 +682,7 @@ class BatchEnv:
             else:  # (autoreset ends at the last game number, 2**63 - 1)
                 self.over = True
         obs, mask, info = self._observe()
-        if final is not None:
-            info["final_worth"] = final
-        return obs, mask, reward, done, info
+        return obs, mask, reward, done, info | (final or {})
 
     def view(self):
         """The batch view of the open question (a :class:`~barbaron.strategy.BatchView`) and the

@@ -25,7 +25,8 @@ class TableEnv(AECEnv):
     ``seat_0`` once for action 0 and then ends, as SeatEnv's does, so that the rewards reach the
     agents through ``last()``. ``reset(seed=S, options={"game": G})`` deals game G (the deal, the
     stream index) under seed S, as ``barbaron replay --seed S --game G``; without a seed, the
-    next game.
+    next game. Other keys of ``options`` are ignored (PettingZoo's ``api_test`` passes one);
+    SeatEnv refuses them.
     """
 
     metadata = {
@@ -90,6 +91,10 @@ class TableEnv(AECEnv):
     def observe(self, agent: str) -> dict:
         if self.table is None:
             raise core.IllegalAction("observe before reset: call reset() first")
+        if agent not in self.possible_agents:  # (QA: "'seat_9' is not in list")
+            raise ValueError(
+                f"no agent {agent!r} at this table; its agents: {', '.join(self.possible_agents)}"
+            )
         seat = self.possible_agents.index(agent)
         s, stop = self.table.state, self.table.stop
         asked = stop is not None and stop.seat == seat
