@@ -588,7 +588,7 @@ def test_game_numbers_stay_below_2_to_the_63():
         TableEnv().observe("seat_0")
     with pytest.raises(IllegalAction, match="last before reset"):
         TableEnv().last()  # (an AttributeError before)
-    table = TableEnv(["normal"])
+    table = TableEnv(rules=Rules(players=2))
     table.reset(seed=0)
     with pytest.raises(ValueError, match="^no agent 'seat_9' at this table; its agents: seat_0, "):
         table.observe("seat_9")  # (QA: "'seat_9' is not in list")
