@@ -7,6 +7,8 @@ report``) holds None where a number is not finite: every number goes through :fu
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -33,6 +35,16 @@ def _bars_with_intervals(ax, labels, rows, fair: float | None) -> None:
         ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label=f"fair share {fair:.3f}")
         ax.legend()
     ax.set_ylabel("win share (95% interval)")
+
+
+def _line_with_band(ax, x, mean, low, high, **style) -> None:
+    """Points joined by a line with their 95% intervals as a band, or as error bars where
+    there is one point (a band of one point is not drawn at all: QA)."""
+    if len(x) > 1:
+        ax.plot(x, mean, marker="o", **style)
+        ax.fill_between(x, low, high, alpha=0.2, color=ax.lines[-1].get_color())
+    else:
+        ax.errorbar(x, mean, yerr=[mean - low, high - mean], fmt="o", capsize=6, **style)
 
 
 def bot_win_shares(arm: dict):
@@ -71,7 +83,7 @@ def seat_win_shares(arm: dict):
     p = _floats(arm["seat_balance"]["p_value"])
     rules = arm["rules"]
     coins = rules.get("seat_coins")  # None in the flat schedule (and in runs before it)
-    flat = f"seat bonus {rules['seat_bonus']}"
+    flat = f"start coins {rules.get('start_coins', 1000)}, +{rules['seat_bonus']} per later seat"
     start = f"start coins {'/'.join(map(str, coins))}" if coins else flat
     ax.set_title(f"Win share per seat ({start}; balance test {p_phrase(float(p))})")
     return fig
@@ -81,7 +93,11 @@ def worth_distribution(worth_by_bot: dict[str, np.ndarray]):
     """Histograms of final worth, one per bot."""
     fig, ax = _axes(7, 4)
     top = max(np.percentile(w, 99.5) for w in worth_by_bot.values())
-    bins = np.linspace(0, top, 60)
+    # bins of a whole number of the steps worths come in (5 coins in the standard game), each
+    # centred on those values: other widths held one value more or less in turn (a saw-tooth)
+    step = int(np.gcd.reduce(np.concatenate(list(worth_by_bot.values())).astype(np.int64))) or 1
+    width = step * max(1, math.ceil(top / 60 / step))
+    bins = np.arange(-step / 2, top + width, width)
     for bot, worth in worth_by_bot.items():
         ax.hist(worth, bins=bins, histtype="step", density=True, linewidth=1.5, label=bot)
     ax.set_xlabel("final worth")
@@ -99,8 +115,11 @@ def seat_bonus_curve(points: list[dict], even: dict):
     for seat in range(players):
         mean = _floats([p["seats"][seat]["win_share"] for p in points])
         low, high = _floats([p["seats"][seat]["win_share_ci"] for p in points]).T
-        ax.plot(bonus, mean, marker="o", label=f"seat {seat}")
-        ax.fill_between(bonus, low, high, alpha=0.2)
+        beside = (seat - (players - 1) / 2) * (len(bonus) == 1)  # (one bonus: bars side by side)
+        _line_with_band(ax, bonus + beside, mean, low, high, label=f"seat {seat}")
+    if len(bonus) == 1:
+        ax.set_xticks(bonus)
+        ax.set_xlim(bonus[0] - players / 2 - 1, bonus[0] + players / 2 + 1)
     ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1)
     if np.isfinite(_floats(even["bonus"])):
         ax.axvline(
@@ -163,9 +182,7 @@ def sweep_curve(points: list[dict], param: str, bot: str, field: list[str]):
     mean = _floats([p["win_share"] for p in points])
     low, high = _floats([p["win_share_ci"] for p in points]).T
     if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-        x = np.array(values, dtype=float)
-        ax.plot(x, mean, marker="o", color="#4c72b0")
-        ax.fill_between(x, low, high, alpha=0.25, color="#4c72b0")
+        _line_with_band(ax, np.array(values, dtype=float), mean, low, high, color="#4c72b0")
     else:  # values that are not all numbers (none, true, a bot spec): one place each
         x = np.arange(len(values))
         ax.errorbar(x, mean, yerr=[mean - low, high - mean], fmt="o", capsize=6, color="#4c72b0")
@@ -179,7 +196,12 @@ def sweep_curve(points: list[dict], param: str, bot: str, field: list[str]):
 def sprt_trace(trace: list[dict], bounds: tuple[float, float]):
     """The SPRT's log-likelihood ratio as games accumulate, with its decision bounds."""
     fig, ax = _axes(7, 4)
-    ax.plot([0] + [t["games"] for t in trace], _floats([0] + [t["llr"] for t in trace]), marker=".")
+    games, llr = np.array([t["games"] for t in trace]), _floats([t["llr"] for t in trace])
+    ax.plot([0, *games], [0, *llr], marker=".")
+    if (untaken := np.isnan(llr)).any():  # (QA: one dot at 0 on an axis of +-0.04 games)
+        ax.plot(games[untaken], np.zeros(untaken.sum()), "x", color="grey",
+                label="not taken yet: too few deals came out differently")  # fmt: skip
+        ax.legend(loc="lower right", fontsize="small")
     for bound, name, side in zip(
         bounds, ("accept H0", "accept H1"), ("top", "bottom"), strict=True
     ):

@@ -572,16 +572,17 @@ def plot_solved(solved: pd.DataFrame, path: Path) -> None:
         base = t["start_coins"].iloc[0]
         (line,) = left.plot(t["seat"], t["start_coins"] - base, marker="o", label=name)
         left.plot(t["seat"], t["flat_even_coins"] - base, linestyle=":", color=line.get_color())
-        x = t["seat"] + 0.6 * (i / max(len(tables) - 1, 1) - 0.5)
+        x = t["seat"] + 0.6 * ((i + 0.5) / len(tables) - 0.5)  # (one table: on its seats)
         right.errorbar(
             x,
             t["deviation_pp"],
             yerr=100 * np.array([t["win_share"] - t["ci_low"], t["ci_high"] - t["win_share"]]),
             fmt="o",
+            markerfacecolor="none",  # (hollow: a cross at the same place shows through)
             capsize=3,
             color=line.get_color(),
         )
-        right.plot(x, t["flat_deviation_pp"], "x", color=line.get_color(), markersize=7)
+        right.plot(x, t["flat_deviation_pp"], "x", color=line.get_color(), markersize=7, zorder=3)
     for ax in (left, right):
         ax.set_xticks(range(int(solved["players"].max())))
     left.set_xlabel("seat")
