@@ -323,10 +323,11 @@ class _Paired:
     """Per-deal sums of arm 0's win share minus arm 1's at the first lineup position."""
 
     def __init__(self) -> None:
-        self.total, self.squares, self.deals = 0, 0, 0
+        self.total, self.squares, self.deals, self.differing = 0, 0, 0, 0
 
     def __call__(self, result: UnitResult, totals: list[Totals]) -> bool:
         v = result.tallies[0].position_share[:, 0] - result.tallies[1].position_share[:, 0]
+        self.differing += int(np.count_nonzero(v))
         v = v.astype(object)
         self.total += int(v.sum())
         self.squares += int((v * v).sum())
@@ -745,6 +746,7 @@ def _confirmation(totals, paired, target, job, bot) -> dict:
             "win_share": diff.mean,
             "win_share_ci": list(diff.ci),
             "deals": diff.deals,
+            "differing_deals": paired.differing,
         }
     else:
         est = totals[0].position_estimate(0)

@@ -502,6 +502,8 @@ def test_players_must_agree_with_the_specs(call, message):
          "rules: --rounds must be between 1 and 1000, got 0"),  # (QA: "rules: rounds")
         (["sweep", "--bot", "normal", "--param", "cushion=0,100", "--param", "cushion=5"],
          "--param given twice: give all its values at once"),
+        (["sweep", "--bot", "hard", "--param", "risk=0,1", "--param", "margin=0,5"],
+         "--param given twice: a sweep varies one parameter (barbaron tune searches several"),
         (["play", "--bots", "hard", "easy", "--bots", "normal", "normal"], "--bots given twice"),
         (["compare", "hard", "easy", "--field", "normal", "--field", "easy"],
          "--field given twice"),

@@ -229,6 +229,17 @@ def test_tuning_for_strength_confirms_against_the_bot_as_given():
     assert c["difference"]["win_share"] == pytest.approx(
         c["best"]["win_share"] - c["base"]["win_share"]
     )
+    assert c["difference"]["differing_deals"] > 0
+
+
+def test_a_best_that_plays_as_the_bot_as_given_is_said_to():
+    """+0.0000 beside the same games said nothing of them (QA)."""
+    from barbaron.commands.tune import tables
+
+    args = {"field": "greedy", "trials": 2, "games_per_trial": 400, "confirm_games": 400}
+    result = api.tune("hard", ["rival=1.5:1.50001"], **args, seed=1, progress=False)
+    assert result.summary["confirmation"]["difference"]["differing_deals"] == 0
+    assert "every deal came out the same for both" in tables(result.summary)
 
 
 def test_a_trial_does_not_depend_on_the_workers(target_run):

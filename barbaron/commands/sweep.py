@@ -24,11 +24,25 @@ EPILOG = """example:
   barbaron sweep --bot normal --param cushion=0:600:50 --field normal --out runs/cushion"""
 
 
+class OneParam(Once):
+    """--param, which a sweep takes once: two of one name give their values at once, two
+    names are two parameters (QA: those too were told to give their values at once)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        given = getattr(namespace, self.dest)
+        if given is not None and given.partition("=")[0] != values.partition("=")[0]:
+            parser.error(
+                f"{option_string} given twice: a sweep varies one parameter (barbaron tune "
+                "searches several at once)"
+            )
+        super().__call__(parser, namespace, values, option_string)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", required=True, help="the bot to tune (a spec)")
     parser.add_argument(
         "--param",
-        action=Once,
+        action=OneParam,
         required=True,
         help=(
             "NAME=START:STOP:STEP or NAME=V1,V2,... (e.g. cushion=0:600:50, "

@@ -118,6 +118,12 @@ def tables(summary: dict) -> str:
             lines.append(f"  {d['difference']}: {value} {ci}")
     lines.append(f"model: {summary['model']}")
     lines.append(f"intervals: {summary['interval']}")
+    if summary.get("rotate") is False:  # (QA: play says it of a seat test; this said nothing)
+        lines.append(
+            "seats: --no-rotate played each lineup as given, every bot in the seat its place "
+            "gives it: the ratings hold the seats' advantages too (rotation, the default, "
+            "evens them out)"
+        )
     h2h = summary["head_to_head"]
     bots = h2h["bots"]
     cell = max(8, *(len(b) for b in bots))

@@ -117,6 +117,11 @@ def tables(s: dict) -> str:
             f"as given, {c['base']['bot']}: {read_number(c['base']['win_share']):.4f} on the same "
             f"deals; difference {change} (paired over {diff['deals']:,} deals)"
         )
+        if diff.get("differing_deals") == 0:  # (QA: +0.0000 beside the same games, unsaid)
+            lines.append(
+                "(every deal came out the same for both: on these deals the best plays as the "
+                "bot as given)"
+            )
     else:
         low, high = map(read_number, diff["win_share_ci"])
         verdict = (
