@@ -129,19 +129,21 @@ class Console:
                 self.say(line)
             if not line.strip():
                 return default
-            if line.strip().lower() in HELP_WORDS:
-                self.say(ANSWER_HELP)
-                continue
-            try:
-                return parse(line.strip())
-            except ValueError as e:
-                refused += 1
-                if self.echo and refused == PIPED_REFUSALS:  # (`yes | barbaron duel` looped)
-                    raise UsageError(
-                        f"{refused} piped answers in a row are not choices here (the last: "
-                        f"{e}); give one answer per line, as the prompts ask"
-                    ) from None
-                self.say(f"  {e}; please answer again (? for help)")
+            answer = line.strip()
+            helping = answer.lower() in HELP_WORDS
+            problem = f"{answer!r} asks for help"
+            if not helping:
+                try:
+                    return parse(answer)
+                except ValueError as e:
+                    problem = str(e)
+            refused += 1  # (help too: `yes '?' | barbaron duel` asked for ever, review)
+            if self.echo and refused == PIPED_REFUSALS:  # (`yes | barbaron duel` looped)
+                raise UsageError(
+                    f"{refused} piped answers in a row are not choices here (the last: "
+                    f"{problem}); give one answer per line, as the prompts ask"
+                )
+            self.say(ANSWER_HELP if helping else f"  {problem}; please answer again (? for help)")
 
 
 def _yes_no(text: str) -> bool:

@@ -92,12 +92,18 @@ def seat_win_shares(arm: dict):
 def worth_distribution(worth_by_bot: dict[str, np.ndarray]):
     """Histograms of final worth, one per bot."""
     fig, ax = _axes(7, 4)
-    top = max(np.percentile(w, 99.5) for w in worth_by_bot.values())
+    values = np.concatenate(list(worth_by_bot.values()))
+    low = min(0, values.min())
+    top = max(max(np.percentile(w, 99.5) for w in worth_by_bot.values()), low + 1)
     # bins of a whole number of the steps worths come in (5 coins in the standard game), each
     # centred on those values: other widths held one value more or less in turn (a saw-tooth)
-    step = int(np.gcd.reduce(np.concatenate(list(worth_by_bot.values())).astype(np.int64))) or 1
-    width = step * max(1, math.ceil(top / 60 / step))
-    bins = np.arange(-step / 2, top + width, width)
+    whole = np.array_equal(values, np.round(values))
+    step = int(np.gcd.reduce(np.abs(values).astype(np.int64))) if whole else 0
+    if step:
+        width = step * math.ceil((top - low) / 60 / step)
+        bins = np.arange(low - step / 2, top + width, width)
+    else:  # (worths of a library caller's own that are not whole: even bins)
+        bins = np.linspace(low, top, 60)
     for bot, worth in worth_by_bot.items():
         ax.hist(worth, bins=bins, histtype="step", density=True, linewidth=1.5, label=bot)
     ax.set_xlabel("final worth")

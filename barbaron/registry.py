@@ -37,6 +37,7 @@ import inspect
 import math
 import numbers
 import re
+import shlex
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -296,10 +297,13 @@ def _registered_class(spec: str, name: str) -> type:
                 f"bot {spec!r} has no name before its ':' (a bot is NAME, NAME:key=value,... "
                 "or FILE.py:ClassName)"
             )
-        if words := seat_words(spec):
+        if (specs := seat_words(spec)) and specs != [spec]:
             raise BotSpecError(
                 f"unknown bot {name!r}: each seat's spec is a word of its own "
-                f"({' '.join(words)}); a ',' separates one spec's parameters, after its ':'"
+                f"({shlex.join(specs)}); a ',' separates one spec's parameters, after its ':'"
+                if len(specs) > 1
+                else f"unknown bot {name!r} (did you mean {specs[0]!r}? a spec's parameters "
+                "follow its ':')"
             )
         if close := closest_name(name, known):
             raise BotSpecError(f"unknown bot {name!r} (did you mean {close!r}?)")
@@ -368,9 +372,10 @@ _REFUSING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def plugins_refused() -> Iterator[list[str]]:
-    """Within it no plugin file is run and no module imported (one imported already is used):
-    a spec that would need it fails, and is listed in the list given. For the bots a data file
-    names (a scenario's), which must not run code that came with the file."""
+    """Within it only registered bots are built (built-ins and installed entry points): a
+    ``FILE.py:Class`` or ``module:Class`` spec, nested ones too, fails and is listed in the list
+    given. For the bots a data file names (a scenario's), which must not run code, or build a
+    class of a module imported already (``ctypes:CDLL:name=...``: review), that came with it."""
     refused: list[str] = []
     token = _REFUSING.set(refused)
     try:
@@ -402,11 +407,10 @@ def _load_class(spec: str, where: str, name: str) -> type:
         and is_file(Path(where))
     ):
         raise _not_python(spec, where)  # (QA: good.txt was read as the module good.txt)
-    file = where.endswith(".py") or "/" in where
-    if (refusing := _REFUSING.get()) is not None and (file or where not in sys.modules):
+    if (refusing := _REFUSING.get()) is not None:
         refusing.append(spec)
         raise BotSpecError(f"bot {spec!r}: a plugin, whose code is not run here")
-    if file:
+    if where.endswith(".py") or "/" in where:
         path = Path(where)
         if not path.is_file():
             raise BotSpecError(f"bot {spec!r}: no file {where}")
@@ -523,13 +527,20 @@ def _names_class(rest: str) -> bool:
 
 
 def seat_words(spec: str) -> list[str]:
-    """The specs a text of several seats' specs joined by commas or spaces holds
-    (``'normal,hard:risk=0'`` -> ``['normal', 'hard:risk=0']``); [] for one spec."""
-    head, colon, rest = spec.strip().partition(":")
-    words = [word for word in re.split(r"[,\s]+", head) if word]
-    if len(words) < 2:
-        return []
-    return [*words[:-1], words[-1] + colon + rest]
+    """The registered bots' specs a text written as one spec holds, split at its commas and
+    spaces: a word that names a bot starts a spec, a ``key=value`` word is a parameter of the
+    one before (``'normal,hard:risk=0,easy'`` -> ``['normal', 'hard:risk=0', 'easy']``,
+    ``'hard,risk=0'`` -> ``['hard:risk=0']``); [] where a word is neither (a plugin, a path)."""
+    known = set(known_names())
+    specs: list[str] = []
+    for word in re.split(r"[,\s]+", spec.strip()):
+        if word.partition(":")[0] in known:
+            specs.append(word)
+        elif specs and "=" in word and ":" not in word:
+            specs[-1] += ("," if ":" in specs[-1] else ":") + word
+        elif word:
+            return []
+    return specs
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -654,6 +665,8 @@ def make_bot(spec: str) -> Strategy:
             f"bot {spec!r} ends with ':' and no parameters: write {spec[:-1]!r}, or give "
             "key=value after the ':'"
         )
+    if not is_strategy(cls):  # before it is built: a spec builds nothing but a strategy
+        raise _not_a_strategy(spec, cls)
     accepted = {p.name: p.default for p in constructor_parameters(cls)}
     params = _params(spec, param_text, accepted)
     unknown = sorted(set(params) - set(accepted))
@@ -683,8 +696,12 @@ def make_bot(spec: str) -> Strategy:
     with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
         setattr(bot, SPEC_ATTRIBUTE, spec)  # (a name of barbaron's: a bot's own "spec" stays)
     if not is_strategy(bot):
-        raise BotSpecError(
-            f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, "
-            "buy and takeover methods; subclass barbaron.strategy.Strategy)"
-        )
+        raise _not_a_strategy(spec, cls)
     return bot
+
+
+def _not_a_strategy(spec: str, cls: type) -> BotSpecError:
+    return BotSpecError(
+        f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, buy and takeover "
+        "methods; subclass barbaron.strategy.Strategy)"
+    )

@@ -491,10 +491,12 @@ def lineup_bots(specs: Sequence[str]) -> list:
     """One strategy per seat of a 2- to 4-player table."""
     specs = specs_of(specs, "--bots")
     if not 2 <= len(specs) <= 4:
+        import shlex
+
         from barbaron.registry import seat_words
 
         words = seat_words(specs[0]) if len(specs) == 1 else []
-        joined = f" ({specs[0]!r}: write --bots {' '.join(words)})" if words else ""
+        joined = f" ({specs[0]!r}: write --bots {shlex.join(words)})" if len(words) > 1 else ""
         raise UsageError(f"--bots takes 2 to 4 bot specs, one per seat; got {len(specs)}{joined}")
     return build_bots(specs)
 

@@ -279,8 +279,7 @@ def flat_deviation(points: list[dict], players: int, bonus: float) -> float:
     shares = [
         np.interp(bonus, xs, [p["seats"][s]["win_share"] for p in points]) for s in range(players)
     ]
-    # (rounded: two seats' interpolated shares at their even bonus differ from 1/2 by 1e-16)
-    return round(100 * float(np.max(np.abs(np.array(shares) - 1 / players))), 9)
+    return 100 * float(np.max(np.abs(np.array(shares) - 1 / players)))
 
 
 def table_rows(table: Table, summary: dict) -> tuple[list[dict], dict]:
@@ -339,7 +338,7 @@ def solved_rows(table: Table, summary: dict, even: float, flat: dict) -> list[di
     conf = summary["confirmation"]
     coins = summary["seat_coins"]
     point = flat["points"][0]
-    flat_dev = [round(100 * (s["win_share"] - 1 / players), 9) for s in point["seats"]]
+    flat_dev = [100 * (s["win_share"] - 1 / players) for s in point["seats"]]
     return [
         {
             "table": table.name,
@@ -501,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         "flat_largest_dev_pp",
         "balance_p_at_100",
     ]
-    print(even[shown].to_string(index=False))
+    print(_rounded(even[shown]).to_string(index=False))
     if solved is not None:
         shown = [
             "table",
@@ -514,11 +513,18 @@ def main(argv: list[str] | None = None) -> int:
             "flat_deviation_pp",
             "flat_p_value",
         ]
-        print(solved[shown].to_string(index=False))
+        print(_rounded(solved[shown]).to_string(index=False))
     return 0
 
 
 GROUP_COLORS = {"old": "tab:grey", "strong": "tab:blue", "mc": "tab:red", "dial": "tab:green"}
+
+
+def _rounded(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` as printed: deviations in percentage points to 9 decimals (two seats' shares
+    at their even bonus differ from 1/2 by 1e-16, which printed as 5.6e-15); the files keep
+    every digit."""
+    return table.round({c: 9 for c in table.columns if c.endswith("_pp")})
 
 
 def plot_even(even: pd.DataFrame, path: Path) -> None:

@@ -321,6 +321,7 @@ class Weighted(Hard):
     [
         (lambda: api.play(["easy"]), "--bots takes 2 to 4 bot specs, one per seat; got 1$"),
         (lambda: api.play("easy,hard"), r"got 1 \('easy,hard': write --bots easy hard\)$"),
+        (lambda: api.play("mc:own=hard:risk=1;margin=0 easy"), "--bots 'mc:own=hard:risk=1;"),
         (lambda: api.play(["easy", "nrmal"]), "did you mean 'normal'"),
         (lambda: api.play(["easy", "easy"], games=0), "--games must be from 1 to"),
         (lambda: api.play(["easy", "easy"], seat_bonus=3), "--seat-bonus must be"),

@@ -232,6 +232,9 @@ def test_piped_answers_that_are_never_choices_end_the_duel_in_one_line(capsys, m
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert "5 piped answers in a row are not choices here" in err
     assert out.count("please answer again") == 4
+    monkeypatch.setattr("sys.stdin", io.StringIO("?\n" * 1000))  # (it looped for ever: review)
+    status, out, err = run(capsys, "duel", "--homies", "easy", "--seed", "3", "--seat", "0")
+    assert status == 2 and "(the last: '?' asks for help)" in err, err
 
 
 def test_a_file_that_appears_during_the_game_is_kept_without_force(tmp_path, capsys, monkeypatch):

@@ -588,10 +588,6 @@ def test_game_numbers_stay_below_2_to_the_63():
         TableEnv().observe("seat_0")
     with pytest.raises(IllegalAction, match="last before reset"):
         TableEnv().last()  # (an AttributeError before)
-    table = TableEnv(rules=Rules(players=2))
-    table.reset(seed=0)
-    with pytest.raises(ValueError, match="^no agent 'seat_9' at this table; its agents: seat_0, "):
-        table.observe("seat_9")  # (QA: "'seat_9' is not in list")
 
 
 def test_arguments_of_the_wrong_kind_are_clear_errors():
@@ -654,3 +650,10 @@ def test_after_an_autoreset_info_names_the_finished_games_apart_from_the_new():
     w = info["final_worth"]
     wins = w[np.arange(5), info["final_seat"]] == w.max(axis=1)
     assert np.allclose(reward > 0, wins)  # the rewards are the finished seats'
+
+
+def test_observing_an_agent_not_at_the_table_names_the_tables_agents():
+    table = TableEnv(rules=Rules(players=2))
+    table.reset(seed=0)
+    with pytest.raises(ValueError, match="^no agent 'seat_9' at this table; its agents: seat_0, "):
+        table.observe("seat_9")  # (QA: "'seat_9' is not in list")

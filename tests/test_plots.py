@@ -2,6 +2,7 @@
 where the SPRT's ratio was not taken, histogram bins of whole worth steps (QA findings)."""
 
 import numpy as np
+import pytest
 from matplotlib.container import ErrorbarContainer
 
 from barbaron import plots
@@ -27,7 +28,7 @@ def test_a_sweep_of_one_number_shows_its_interval():
     ax = plots.sweep_curve([point], "cushion", "normal", ["greedy"]).axes[0]
     (bar,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     low, high = bar.lines[2][0].get_segments()[0][:, 1]
-    assert (low, high) == (0.28, 0.32)
+    assert (low, high) == pytest.approx((0.28, 0.32))
 
 
 def test_an_sprt_ratio_not_taken_yet_marks_every_checkpoint():
@@ -46,3 +47,16 @@ def test_worth_bins_hold_whole_steps_of_worth():
     widths = np.diff(edges)
     assert np.allclose(widths % 5, 0) and widths.min() >= 5  # (32.5 wide: a saw-tooth)
     assert np.allclose((edges + 2.5) % 5, 0)  # centred on the values worths take
+
+
+@pytest.mark.parametrize(
+    "worth",
+    [np.array([1000]), np.array([0, 0]), np.array([-20, 40, 1000]), np.array([0.5, 1700.25])],
+)
+def test_worth_histograms_of_odd_worths_span_them(worth):
+    """One value, all zero, below zero, or not whole (a library caller's): the bins reach from
+    the least worth to the 99.5th percentile (the longest tail is cut)."""
+    ax = plots.worth_distribution({"a": worth}).axes[0]
+    (patch,) = ax.patches
+    edges = patch.get_xy()[:, 0]
+    assert edges.min() <= worth.min() and np.percentile(worth, 99.5) <= edges.max()

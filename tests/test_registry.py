@@ -155,8 +155,12 @@ def test_an_unknown_name_suggests_the_closest_bot():
         make_bot("treshold:buy=3")
     with pytest.raises(BotSpecError, match=r"^unknown bot 'HARD' \(did you mean 'hard'\?\)$"):
         make_bot("HARD")  # (difflib told nothing for another case: QA)
-    with pytest.raises(BotSpecError, match=r"a word of its own \(normal hard:risk=0\); a ','"):
-        make_bot("normal, hard:risk=0")  # (several seats' specs in one: it suggested 'normal')
+    with pytest.raises(BotSpecError, match=r"a word of its own \(normal hard:risk=0 easy\); "):
+        make_bot("normal, hard:risk=0,easy")  # (several seats' specs in one: it suggested normal)
+    with pytest.raises(BotSpecError, match=r"did you mean 'hard:risk=0,margin=5'\? a spec's"):
+        make_bot("hard,risk=0,margin=5")  # (a ',' for the ':')
+    with pytest.raises(BotSpecError, match="^bot 'my bots/x.py:Bot': no file my bots/x.py$"):
+        make_bot("my bots/x.py:Bot")  # (a plugin's path is never split into seats: review)
     with pytest.raises(BotSpecError, match=r"^bot ':hard' has no name before its ':' "):
         make_bot(":hard")  # (it suggested ':Hard')
     with pytest.raises(BotSpecError) as error:

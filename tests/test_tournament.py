@@ -278,7 +278,9 @@ def test_a_pool_smaller_than_four_plays_all_its_bots_at_each_table(tmp_path, cap
     assert "nothing to calibrate" in printed and "mean absolute error" not in printed
     assert "--no-rotate" not in printed
     assert main([*argv, "--no-rotate", "--out", str(tmp_path / "fixed")]) == 0
-    assert "seats: --no-rotate played each lineup as given" in capsys.readouterr().out  # (QA)
+    assert (
+        "seats: --no-rotate played each lineup in the order given" in capsys.readouterr().out
+    )  # (QA)
 
 
 def test_gaps_between_neighbours_equal_the_ratings_anchored_at_the_lower_one():

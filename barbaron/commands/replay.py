@@ -283,36 +283,14 @@ def _replay_seeded(args: argparse.Namespace) -> int:
 
 
 def _html_of_scenario(args: argparse.Namespace, scenario) -> int:
-    """The page of a scenario file: rollouts with its bots (a duel's human seat as Hard, and a
-    plugin the file names too: a data file must not run code that came with it) or, for a plain
-    scenario, its threshold policies."""
-    from barbaron.registry import plugins_refused
-    from barbaron.runs import build_bots
+    """The page of a scenario file: rollouts with its bots (a duel's human seat as Hard) or,
+    for a plain scenario, its threshold policies."""
     from barbaron.scenario import ScriptedChance
 
     if scenario.bots is not None:
         names = list(scenario.bots)
         rollout_specs = ["hard" if b == "human" else b for b in names]
-        rollout_bots, plugins = [], []
-        for seat, spec in enumerate(rollout_specs):
-            with plugins_refused() as refused:
-                try:
-                    built = build_bots([spec])
-                except UsageError as e:  # a bot the file names: say which file
-                    if not refused:
-                        raise UsageError(f"{scenario.path}: its bots: {e}") from None
-            if refused:
-                plugins.append(seat)
-                rollout_specs[seat] = "hard"
-                built = build_bots(["hard"])
-            rollout_bots.extend(built)
-        if plugins:
-            print(
-                f"note: the win chart plays seat{'s' * (len(plugins) > 1)} "
-                f"{', '.join(map(str, plugins))} as hard: {scenario.path} names plugin code "
-                f"({', '.join(names[seat] for seat in plugins)}), which a replay does not run",
-                file=sys.stderr,
-            )
+        rollout_bots = _scenario_bots(scenario, rollout_specs) if args.rollouts else []
     else:
         names = [repr(p) for p in scenario.policies]
         rollout_specs, rollout_bots = names, list(scenario.policies)
@@ -330,6 +308,40 @@ def _html_of_scenario(args: argparse.Namespace, scenario) -> int:
         f"{scenario.name} ({scenario.path})",
         seeded=False,
     )
+
+
+def _scenario_bots(scenario, specs: list[str]) -> list:
+    """The bots of a scenario's rollouts, ``specs`` (changed in place where a seat plays as
+    hard): none built from plugin code the file names, since a data file must not run code that
+    came with it (QA: a duel file's FILE.py was imported). Such a seat plays as Hard, and so does
+    one whose name is unknown once a plugin was refused (the plugin may have registered it);
+    a note says which seats."""
+    from barbaron.registry import plugins_refused
+    from barbaron.runs import build_bots
+
+    built: list = []
+    failed: dict[int, UsageError] = {}
+    with plugins_refused() as refused:
+        for seat, spec in enumerate(specs):
+            try:
+                built.extend(build_bots([spec]))
+            except UsageError as e:
+                failed[seat] = e
+                built.append(None)
+    if failed and not refused:  # a bot the file names: say which file
+        raise UsageError(f"{scenario.path}: its bots: {next(iter(failed.values()))}")
+    for seat in failed:
+        specs[seat] = "hard"
+        built[seat] = build_bots(["hard"])[0]
+    if failed:
+        seats = sorted(failed)
+        print(
+            f"note: the win chart plays seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}"
+            f" as hard: {scenario.path} names plugin code "
+            f"({', '.join(scenario.bots[seat] for seat in seats)}), which a replay does not run",
+            file=sys.stderr,
+        )
+    return built
 
 
 def _write_html(

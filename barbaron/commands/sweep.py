@@ -25,8 +25,9 @@ EPILOG = """example:
 
 
 class OneParam(Once):
-    """--param, which a sweep takes once: two of one name give their values at once, two
-    names are two parameters (QA: those too were told to give their values at once)."""
+    """--param, which a sweep takes once. Given twice with one name, the refusal says to give
+    all the values in one --param; with two names, that a sweep varies one parameter (QA: it
+    told those too to give their values at once)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         given = getattr(namespace, self.dest)

@@ -120,9 +120,9 @@ def tables(summary: dict) -> str:
     lines.append(f"intervals: {summary['interval']}")
     if summary.get("rotate") is False:  # (QA: play says it of a seat test; this said nothing)
         lines.append(
-            "seats: --no-rotate played each lineup as given, every bot in the seat its place "
-            "gives it: the ratings hold the seats' advantages too (rotation, the default, "
-            "evens them out)"
+            "seats: --no-rotate played each lineup in the order given, so a bot's seat was "
+            "fixed by its place in the lineup: the ratings include the seats' advantages "
+            "(rotation, the default, evens them out)"
         )
     h2h = summary["head_to_head"]
     bots = h2h["bots"]

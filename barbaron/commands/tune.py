@@ -119,8 +119,8 @@ def tables(s: dict) -> str:
         )
         if diff.get("differing_deals") == 0:  # (QA: +0.0000 beside the same games, unsaid)
             lines.append(
-                "(every deal came out the same for both: on these deals the best plays as the "
-                "bot as given)"
+                "(no deal's win share differed between the two: on these deals the best did "
+                "exactly as well as the bot as given)"
             )
     else:
         low, high = map(read_number, diff["win_share_ci"])

@@ -671,8 +671,8 @@ class BatchEnv:
             # (the finished games' numbers and seats too: autoreset replaces them in info)
             final = {
                 "final_worth": t.worth(),
-                "final_game": self.games,
-                "final_seat": self.agent_seat,
+                "final_game": self.games.copy(),  # (copies, as info's game and seat: review)
+                "final_seat": self.agent_seat.copy(),
             }
             reward = final_rewards(final["final_worth"], self.agent_seat, self.reward_kind)
             done[:] = True
