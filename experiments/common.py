@@ -71,6 +71,8 @@ def run(
     record = as_json({"function": function.__name__, **arguments} | record)
     USED.append(out)
     partial = out.with_name(out.name + ".partial")
+    pending = out.with_name(f".{out.name}.{RECORD}")  # the record of a sub-run under way
+    _adopt_pending(out, pending)
     done = (out / "summary.json").exists()
     resume = not force and partial.exists()
     forced_since = FORCED.get()
@@ -96,6 +98,9 @@ def run(
     print(f">>> {verb}api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
     before, old = _manifest(out), recorded(out)
     (out / RECORD).unlink(missing_ok=True)  # --force replaces a folder of barbaron's files only
+    _created(out.parent, "--out")  # (what it creates goes again if the study keeps nothing)
+    write_json(pending, record)  # (beside it: the run moves its folder into place, and the
+    # process can be killed before it puts the record in: QA)
     try:
         function(
             **arguments,
@@ -108,9 +113,10 @@ def run(
         )
     except BaseException as e:
         if _manifest(out) != before:  # stopped once the new results were in place
-            write_json(out / RECORD, record)
+            os.replace(pending, out / RECORD)
         elif old is not None:  # the old results stay: so does their record
             write_json(out / RECORD, old)
+        pending.unlink(missing_ok=True)
         if isinstance(e, RunInterrupted | RunFailed):  # this script, not barbaron's, is to rerun
             line = str(e).replace(RESUME_ADVICE, STUDY_RESUME_ADVICE)
             if "nothing was written" in line:  # (of this sub-run: the finished ones are kept)
@@ -122,7 +128,8 @@ def run(
             if STUDY_RESUME_ADVICE not in line and isinstance(e, RunInterrupted):
                 line = f"{line}: {STUDY_RESUME_ADVICE}"
             raise type(e)(line) from None
-        if resume and isinstance(e, UsageError):  # the interrupted run had other arguments
+        if resume and isinstance(e, UsageError) and str(e).startswith("cannot resume"):
+            # the interrupted run had other arguments (not: another run holds the folder, QA)
             if done and _matches(old, record):  # and the finished one these: it stands
                 return _reused(out, f"; {partial} (other arguments, interrupted) is left")
             if forced_since is not None:  # what the --force run replaces
@@ -136,8 +143,26 @@ def run(
                 "with those to finish it, or give --force to start afresh"
             ) from None
         raise
-    write_json(out / RECORD, record)
+    os.replace(pending, out / RECORD)
     return json.loads((out / "summary.json").read_text())
+
+
+def _adopt_pending(out: Path, pending: Path) -> None:
+    """Put a sub-run's pending record in its folder where the run finished after the record
+    was written (killed between its last rename and :func:`run`'s: QA, it was refused as
+    played with arguments it does not record); a pending record of a run that did not finish
+    goes."""
+    summary = out / "summary.json"
+    if not pending.exists():
+        return
+    if (
+        not (out / RECORD).exists()
+        and summary.exists()
+        and summary.stat().st_mtime_ns >= pending.stat().st_mtime_ns
+    ):
+        os.replace(pending, out / RECORD)
+    else:
+        pending.unlink()
 
 
 def resolved(spec: str) -> str:
@@ -436,8 +461,8 @@ def _created(path: Path, option: str) -> Path:
         raise UsageError(f"{option}: cannot create {path}: {e.strerror or e}") from None
     if not os.access(path, os.W_OK):
         raise UsageError(f"{option}: cannot write in {path} (no permission)")
-    if missing is not None:
-        CREATED.append(missing)
+    if missing is not None and not any(missing.is_relative_to(top) for top in CREATED):
+        CREATED.append(missing)  # (one inside a folder noted already goes with it)
     return path
 
 

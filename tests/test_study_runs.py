@@ -149,6 +149,14 @@ def test_an_interrupted_run_is_continued_by_running_the_study_again(tmp_path, ca
     assert "--resume" not in str(stopped.value)
     capsys.readouterr()
     monkeypatch.undo()
+    from barbaron.results import FolderLock
+
+    held = FolderLock(out)  # another run of the study on it: said so (QA: "interrupted with
+    try:  # other arguments")
+        with pytest.raises(UsageError, match="being written by another barbaron run"):
+            play(out, capsys, batch_size=50)
+    finally:
+        held.release()
     summary, said = play(out, capsys, batch_size=50)
     assert said.startswith(">>> continuing api.play(")
     whole, _ = play(tmp_path / "whole", capsys, batch_size=50)
@@ -263,6 +271,30 @@ def test_results_in_place_when_ctrl_c_came_keep_their_record(
     monkeypatch.undo()
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3
     assert "reusing" in play(out, capsys)[1]
+
+
+def test_a_run_killed_before_its_record_was_put_in_is_reused(tmp_path, capsys, monkeypatch):
+    """kill -9 between the run's move into place and the record's left complete results the
+    study refused as played with arguments it does not record (QA): the record waits beside
+    the folder and is put in by the next run."""
+    import os
+    import types
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*args):
+        raise Killed
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(common, "os", types.SimpleNamespace(**vars(os) | {"replace": killed}))
+    with pytest.raises(Killed):
+        play(out, capsys)
+    monkeypatch.undo()
+    assert (out / "summary.json").exists() and not (out / common.RECORD).exists()
+    assert "reusing" in play(out, capsys)[1]
+    assert json.loads((out / common.RECORD).read_text())["seed"] == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # (nothing pending is left)
 
 
 def test_a_study_writes_its_tables_whole_even_when_ctrl_c_comes_between_them(tmp_path):
