@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import ParamSpec, TypeVar
@@ -40,7 +41,17 @@ def _note(signum: int, frame: object) -> None:
     whose errors are only printed), so the note stays until a check or the block's end."""
     _received.append(signum)
     if len(_received) > 1 or _immediate:  # a second one, or nothing of ours to check
+        _landed.append(signum)  # (raised where it lands: it may come out as another error)
         raise KeyboardInterrupt
+
+
+def _quiet_about_interrupts(hook: Callable, unraisable: sys.UnraisableHookArgs) -> None:
+    """``sys.unraisablehook`` within :func:`deferred`: a Ctrl-C raised inside a callback that
+    cannot raise (numba's, as a kernel loads) printed 7 lines of "Exception ignored" before the
+    run's own one line (QA); it is noted (:func:`_note`), so nothing is lost by not printing it.
+    Any other error goes to the ``hook`` that was there before."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        hook(unraisable)
 
 
 @contextlib.contextmanager
@@ -59,6 +70,8 @@ def deferred() -> Iterator[None]:
     try:
         if outermost:
             _received.clear()
+            hook = sys.unraisablehook
+            sys.unraisablehook = functools.partial(_quiet_about_interrupts, hook)
             for s in _SIGNALS:
                 handler = signal.getsignal(s)
                 if handler not in (signal.SIG_IGN, None):  # None: a handler set by C code
@@ -68,6 +81,7 @@ def deferred() -> Iterator[None]:
     finally:
         _depth -= 1
         if outermost:
+            sys.unraisablehook = hook
             for s, handler in previous.items():
                 signal.signal(s, handler)
             came = bool(_received)  # after the last check (or while the block failed)

@@ -734,8 +734,18 @@ def raise_stopped(
     if isinstance(error, OutChanged | PluginChanged | NotMoved):  # its line says it all
         raise RunFailed(str(error)) from None
     if isinstance(error, RunFailed | ResultsError | OSError):
+        if _disk_full(error):  # (QA: --resume alone failed the same way on the full disk)
+            resume = resume.replace(RESUME_ADVICE, f"free space on that disk, then {RESUME_ADVICE}")
         where = f"; {resume}" if kept else "; nothing was kept"
         raise RunFailed(f"{os_message(error)}{where}") from None
+
+
+def _disk_full(error: BaseException) -> bool:
+    """Whether ``error`` is a full disk's (said by this process, or by a worker's line)."""
+    import errno
+
+    full = (errno.ENOSPC, errno.EDQUOT)
+    return getattr(error, "errno", None) in full or os.strerror(errno.ENOSPC) in str(error)
 
 
 def os_message(error: BaseException) -> str:

@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Unpack
 import numpy as np
 
 from barbaron import interrupts
-from barbaron.errors import RunInterrupted, UsageError
+from barbaron.errors import RunFailed, RunInterrupted, UsageError
 from barbaron.params import nearest_deals, whole_deals
 from barbaron.rules import MAX_START_COINS
 from barbaron.runs import (
@@ -193,6 +193,11 @@ def solve_seats(
         raise RunInterrupted(
             "interrupted during the search for the seat coins, before anything was written; "
             "run the command again to start over"
+        ) from None
+    except RunFailed as e:  # (a worker killed: QA, the line said nothing of what to do)
+        raise RunFailed(
+            f"{e} (in the search for the seat coins, before anything was written): run the "
+            "command again to start over"
         ) from None
     rules = execution.rules(players, seat_coins=search["seat_coins"])
     arm = Arm("solution", tuple(bots), rules)

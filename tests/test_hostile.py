@@ -209,16 +209,54 @@ def test_a_ctrl_c_that_an_import_turned_into_another_error_is_still_an_interrupt
         return 0
 
     assert with_one_line_failures(import_interrupted) == 130
-    assert capsys.readouterr().err == (
-        "error: interrupted (it came out as ImportError: PyCapsule_Import could not import "
-        "module 'datetime')\n"
-    )
+    assert capsys.readouterr().err == "error: interrupted (it came out as ImportError)\n"
+
+    def second_ctrl_c_in_a_class() -> int:  # (QA: exit 1 and a traceback through alembic)
+        with interrupts.deferred():
+            interrupts._note(signal.SIGINT, None)  # the first: noted
+            try:
+                interrupts._note(signal.SIGINT, None)  # the second: raised where it lands
+            except KeyboardInterrupt as e:
+                raise RuntimeError("Error calling __set_name__ on 'Field' instance") from e
+        return 0
+
+    assert with_one_line_failures(second_ctrl_c_in_a_class) == 130
+    assert capsys.readouterr().err == "error: interrupted (it came out as RuntimeError)\n"
 
     def a_bug() -> int:
         raise ImportError("no Ctrl-C behind this one")
 
     with pytest.raises(ImportError):
         with_one_line_failures(a_bug)
+
+
+def test_a_ctrl_c_a_callback_could_not_raise_prints_nothing_while_a_run_plays():
+    """Raised inside numba's callback as a kernel loaded, Python printed it as 7 lines of
+    "Exception ignored" before the run's own line (QA). Other such errors still print."""
+    import gc
+
+    from barbaron import interrupts
+
+    class Raises:
+        def __init__(self, error):
+            self.error = error
+
+        def __del__(self):
+            raise self.error
+
+    seen = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "unraisablehook", lambda unraisable: seen.append(unraisable.exc_value))
+        with interrupts.deferred():
+            Raises(KeyboardInterrupt())
+            gc.collect()
+            assert seen == []
+            Raises(ValueError("shown"))
+            gc.collect()
+            assert [type(e) for e in seen] == [ValueError]  # passed on to the hook before
+        Raises(KeyboardInterrupt())  # outside a run: that hook again
+        gc.collect()
+        assert [type(e) for e in seen] == [ValueError, KeyboardInterrupt]
 
 
 # --- one run per folder -------------------------------------------------------------------------
@@ -586,6 +624,17 @@ def test_a_helper_killed_as_it_sends_a_result_ends_the_run_too(tmp_path, monkeyp
     assert time.monotonic() - started < 30
 
 
+def test_a_helper_killed_in_the_search_for_seat_coins_says_what_to_do(tmp_path, monkeypatch):
+    """It said which unit, and nothing of what was kept or what to do (QA)."""
+    plugin = tmp_path / "killer.py"
+    plugin.write_text(HELPER_KILLER)
+    monkeypatch.setenv("RUN_PID", str(os.getpid()))
+    said = r"\(in the search for the seat coins, before anything was written\): run the command"
+    with pytest.raises(RunFailed, match=f"^a worker process died .*{said} again to start over$"):
+        api.solve_seats([f"{plugin}:Killer", "easy"], search_games=3000, games=3000,
+                        batch_size=500, workers=2, progress=False)  # fmt: skip
+
+
 def test_helpers_never_write_the_callers_buffered_output_again():
     """Helper processes are forks: a line the caller printed but had not flushed yet must not
     come out once more from each of them."""
@@ -710,6 +759,24 @@ def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, capsys, 
     status, _, err = run(capsys, *PLAY, "--out", out, "--workers", "1")
     assert status == 1 and one_line(err) and "No space left on device" in err
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_a_disk_that_fills_up_mid_run_says_to_free_space_before_resuming(
+    tmp_path, capsys, monkeypatch
+):
+    """It said to resume, which then failed the same way on the still-full disk (QA)."""
+    real, calls = results.pq.write_table, []
+
+    def fills_up(table, where, **kwargs):
+        calls.append(where)
+        if len(calls) > 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
+        real(table, where, **kwargs)
+
+    monkeypatch.setattr(results.pq, "write_table", fills_up)
+    status, _, err = run(capsys, *PLAY, "--out", tmp_path / "full", "--workers", "1")
+    assert status == 1 and one_line(err), err
+    assert "; free space on that disk, then run the same command with --resume" in err
 
 
 def test_a_name_too_long_is_refused(tmp_path, capsys):
