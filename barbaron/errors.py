@@ -6,6 +6,11 @@ class UsageError(ValueError):
     fix it, in one line."""
 
 
+class StartedOtherwise(UsageError):
+    """A resume refused because the interrupted run was started with other arguments or
+    settings (a study tells it apart from the other refusals: it can replay those)."""
+
+
 class RunFailed(RuntimeError):
     """A run that could not go on (a worker died, the disk is full, a folder is not writable):
     says what happened and how to resume; exit status 1."""

@@ -363,7 +363,8 @@ slider.max = F.length - 1;
 let cur = 0;
 const money = [];
 for (const f of F) for (let p = 0; p < P; p++) money.push(f.coins[p], f.worth[p]);
-function niceStep(x) {  // the least round step (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k) >= x
+// the least step >= x: a whole number up to 10, then 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 x 10^k
+function niceStep(x) {
   if (!(x > 10)) return Math.max(1, Math.ceil(x));  // (coins are whole: whole steps)
   const p = Math.pow(10, Math.floor(Math.log10(x)));
   return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * p).find((m) => m >= x);

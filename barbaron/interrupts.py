@@ -81,7 +81,10 @@ def deferred() -> Iterator[None]:
     finally:
         _depth -= 1
         if outermost:
-            sys.unraisablehook = hook
+            if isinstance(quiet := sys.unraisablehook, functools.partial) and (
+                quiet.func is _quiet_about_interrupts
+            ):  # (one set within the block stays)
+                sys.unraisablehook = hook
             for s, handler in previous.items():
                 signal.signal(s, handler)
             came = bool(_received)  # after the last check (or while the block failed)
@@ -130,7 +133,7 @@ def immediate() -> Iterator[None]:
         _immediate -= 1
 
 
-_landed: list[int] = []  # signals raise_interrupt raised since started()
+_landed: list[int] = []  # signals raised where they landed (raise_interrupt, a second _note)
 
 
 def raise_interrupt(signum: int, frame: object) -> None:
@@ -142,7 +145,9 @@ def raise_interrupt(signum: int, frame: object) -> None:
 
 
 def landed() -> bool:
-    """Whether :func:`raise_interrupt` raised since :func:`started`."""
+    """Whether a Ctrl-C or SIGTERM was raised where it landed since :func:`started` (by
+    :func:`raise_interrupt`, or by :func:`_note` as a second one): an error it came out as is
+    that interrupt."""
     return bool(_landed)
 
 

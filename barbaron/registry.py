@@ -302,8 +302,8 @@ def _registered_class(spec: str, name: str) -> type:
                 f"unknown bot {name!r}: each seat's spec is a word of its own "
                 f"({shlex.join(specs)}); a ',' separates one spec's parameters, after its ':'"
                 if len(specs) > 1
-                else f"unknown bot {name!r} (did you mean {specs[0]!r}? a spec's parameters "
-                "follow its ':')"
+                else f"unknown bot {name!r} (did you mean {specs[0]!r}?"
+                + (" a spec's parameters follow its ':')" if "=" in specs[0] else ")")
             )
         if close := closest_name(name, known):
             raise BotSpecError(f"unknown bot {name!r} (did you mean {close!r}?)")
@@ -665,8 +665,6 @@ def make_bot(spec: str) -> Strategy:
             f"bot {spec!r} ends with ':' and no parameters: write {spec[:-1]!r}, or give "
             "key=value after the ':'"
         )
-    if not is_strategy(cls):  # before it is built: a spec builds nothing but a strategy
-        raise _not_a_strategy(spec, cls)
     accepted = {p.name: p.default for p in constructor_parameters(cls)}
     params = _params(spec, param_text, accepted)
     unknown = sorted(set(params) - set(accepted))
@@ -695,13 +693,9 @@ def make_bot(spec: str) -> Strategy:
         _check_kind(spec, key, value, accepted[key])
     with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
         setattr(bot, SPEC_ATTRIBUTE, spec)  # (a name of barbaron's: a bot's own "spec" stays)
-    if not is_strategy(bot):
-        raise _not_a_strategy(spec, cls)
+    if not is_strategy(bot):  # (after it is built: a bot may get its methods as it is made)
+        raise BotSpecError(
+            f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, buy and "
+            "takeover methods; subclass barbaron.strategy.Strategy)"
+        )
     return bot
-
-
-def _not_a_strategy(spec: str, cls: type) -> BotSpecError:
-    return BotSpecError(
-        f"bot {spec!r}: {cls.__name__} is not a strategy (it needs upgrade, buy and takeover "
-        "methods; subclass barbaron.strategy.Strategy)"
-    )

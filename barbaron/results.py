@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from barbaron import __version__
 from barbaron.config import COMMAND_LINE, RULES_OPTIONS, STUDY_FILE, option_text
-from barbaron.errors import RunFailed, UsageError
+from barbaron.errors import RunFailed, StartedOtherwise, UsageError
 from barbaron.harness import ArmRows, ArmTally, Job, UnitResult, play_unit
 from barbaron.plugins import plugin_change, plugin_hashes
 
@@ -693,13 +693,13 @@ class RunFolder:
             )
         manifest = read_manifest(self.partial)
         if manifest.get("job") != self.record:
-            raise ResultsError(
+            raise StartedOtherwise(
                 f"cannot resume {self.partial}: it was started with "
                 f"{job_difference(manifest.get('job'), self.record)}; repeat its command "
                 f"exactly (see its manifest.json) or {over}"
             )
         if manifest.get("batch_size") != self.job.batch_size:
-            raise ResultsError(
+            raise StartedOtherwise(
                 f"cannot resume {self.partial}: it used --batch-size "
                 f"{manifest.get('batch_size')}; resume with the same"
             )
@@ -725,7 +725,7 @@ class RunFolder:
                     what = f"{option} {_setting(before)} (now {_setting(after)})"
             else:
                 what = "other settings"
-            raise ResultsError(
+            raise StartedOtherwise(
                 f"cannot resume {self.partial}: it was started with {what} (see its "
                 f"manifest.json); repeat its command exactly or {over}"
             )

@@ -745,7 +745,7 @@ def _disk_full(error: BaseException) -> bool:
     import errno
 
     full = (errno.ENOSPC, errno.EDQUOT)
-    return getattr(error, "errno", None) in full or os.strerror(errno.ENOSPC) in str(error)
+    return getattr(error, "errno", None) in full or any(os.strerror(n) in str(error) for n in full)
 
 
 def os_message(error: BaseException) -> str:

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from barbaron.errors import RunFailed, RunInterrupted, UsageError
+from barbaron.errors import RunFailed, RunInterrupted, StartedOtherwise, UsageError
 from barbaron.results import home_expanded, jsonable, strict_json, write_json, written
 from barbaron.runs import RESUME_ADVICE
 
@@ -60,6 +60,41 @@ def run(
     In a study continuing a --force run (:data:`FORCED`), one of other arguments, finished or
     interrupted, or one finished before that run began, is played again as that run would
     have."""
+    with _record_lock(out):
+        return _run(
+            function, out, workers=workers, force=force, quiet=quiet, record=record, **arguments
+        )
+
+
+@contextlib.contextmanager
+def _record_lock(out: Path) -> Iterator[None]:
+    """One run of a study at a time on a sub-run's record, the pending one beside its folder
+    included: a second run on the same folder must not take or remove the first's (review: the
+    first then failed at its end, its results left without a record)."""
+    from barbaron.results import FolderLock, ResultsError
+
+    _created(out.parent, "--out")  # (what it creates goes again if the study keeps nothing)
+    try:
+        lock = FolderLock(out.with_name(f"{out.name}.record"))
+    except ResultsError as e:
+        raise UsageError(str(e)) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _run(
+    function: Callable,
+    out: Path,
+    *,
+    workers: int,
+    force: bool,
+    quiet: bool | None,
+    record: dict | None,
+    **arguments: object,
+) -> dict:
+    """:func:`run`, its sub-run's record locked."""
     quiet = QUIET.get() if quiet is None else quiet
     extra = record  # (as given: a replay of an interrupted sub-run takes it again)
     # the bots resolved to their parameters now: a name alone ("normal") would reuse games of
@@ -97,10 +132,9 @@ def run(
     verb = "continuing " if resume else ""
     print(f">>> {verb}api.{function.__name__}({shown}, out={str(out)!r})", flush=True)
     before, old = _manifest(out), recorded(out)
-    (out / RECORD).unlink(missing_ok=True)  # --force replaces a folder of barbaron's files only
-    _created(out.parent, "--out")  # (what it creates goes again if the study keeps nothing)
     write_json(pending, record)  # (beside it: the run moves its folder into place, and the
-    # process can be killed before it puts the record in: QA)
+    # process can be killed before the record is put in: QA)
+    (out / RECORD).unlink(missing_ok=True)  # --force replaces a folder of barbaron's files only
     try:
         function(
             **arguments,
@@ -113,7 +147,7 @@ def run(
         )
     except BaseException as e:
         if _manifest(out) != before:  # stopped once the new results were in place
-            os.replace(pending, out / RECORD)
+            write_json(out / RECORD, record)
         elif old is not None:  # the old results stay: so does their record
             write_json(out / RECORD, old)
         pending.unlink(missing_ok=True)
@@ -128,22 +162,23 @@ def run(
             if STUDY_RESUME_ADVICE not in line and isinstance(e, RunInterrupted):
                 line = f"{line}: {STUDY_RESUME_ADVICE}"
             raise type(e)(line) from None
-        if resume and isinstance(e, UsageError) and str(e).startswith("cannot resume"):
-            # the interrupted run had other arguments (not: another run holds the folder, QA)
+        if resume and isinstance(e, StartedOtherwise):  # (not: another run holds the folder,
+            # barbaron changed, a plugin changed: QA and review)
             if done and _matches(old, record):  # and the finished one these: it stands
                 return _reused(out, f"; {partial} (other arguments, interrupted) is left")
             if forced_since is not None:  # what the --force run replaces
                 USED.pop()
                 print(f">>> not continued: {partial} was interrupted with other arguments; "
                       "the --force run plays it again", flush=True)  # fmt: skip
-                return run(function, out, workers=workers, force=True, quiet=quiet,
-                           record=extra, **arguments)  # fmt: skip
+                return _run(function, out, workers=workers, force=True, quiet=quiet,
+                            record=extra, **arguments)  # fmt: skip
             raise UsageError(
                 f"{partial} holds a sub-run interrupted with other arguments: run the study "
                 "with those to finish it, or give --force to start afresh"
             ) from None
         raise
-    os.replace(pending, out / RECORD)
+    write_json(out / RECORD, record)
+    pending.unlink(missing_ok=True)  # (it serves a process killed before the line above)
     return json.loads((out / "summary.json").read_text())
 
 
@@ -162,7 +197,7 @@ def _adopt_pending(out: Path, pending: Path) -> None:
     ):
         os.replace(pending, out / RECORD)
     else:
-        pending.unlink()
+        pending.unlink(missing_ok=True)
 
 
 def resolved(spec: str) -> str:

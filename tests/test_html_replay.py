@@ -143,6 +143,10 @@ def test_a_scenarios_plugins_are_not_run_their_seats_roll_out_as_hard(tmp_path, 
     status, _, err = run(capsys, "replay", str(scenario), "--html", str(page), "--force",
                          "--rollouts", "0")  # fmt: skip
     assert status == 0 and err == "" and not marker.exists()  # (no bots built, nothing to say)
+    scenario.write_text(json.dumps(data | {"bots": [bots[0], "hard:risk=banana", *bots[2:]]}))
+    status, _, err = run(capsys, "replay", str(scenario), "--html", str(page), "--force")
+    assert status == 2 and err.startswith(f"error: {scenario}: its bots: bot 'hard:risk=banana'")
+    assert not marker.exists()  # (review: a built-in's bad parameter was played as hard too)
 
 
 def find_browser():

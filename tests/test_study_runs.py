@@ -277,17 +277,17 @@ def test_a_run_killed_before_its_record_was_put_in_is_reused(tmp_path, capsys, m
     """kill -9 between the run's move into place and the record's left complete results the
     study refused as played with arguments it does not record (QA): the record waits beside
     the folder and is put in by the next run."""
-    import os
-    import types
 
     class Killed(BaseException):
         pass
 
-    def killed(*args):
-        raise Killed
+    def killed_at_the_record(path, data):
+        if path.name == common.RECORD:
+            raise Killed
+        return written_json(path, data)
 
-    out = tmp_path / "run"
-    monkeypatch.setattr(common, "os", types.SimpleNamespace(**vars(os) | {"replace": killed}))
+    out, written_json = tmp_path / "run", common.write_json
+    monkeypatch.setattr(common, "write_json", killed_at_the_record)
     with pytest.raises(Killed):
         play(out, capsys)
     monkeypatch.undo()
@@ -295,6 +295,20 @@ def test_a_run_killed_before_its_record_was_put_in_is_reused(tmp_path, capsys, m
     assert "reusing" in play(out, capsys)[1]
     assert json.loads((out / common.RECORD).read_text())["seed"] == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # (nothing pending is left)
+
+
+def test_a_second_run_of_a_study_leaves_the_first_ones_record_alone(tmp_path, capsys):
+    """A second run on a sub-run the first was playing removed the first's pending record,
+    and the first then failed at its end (review)."""
+    out = tmp_path / "run"
+    with common._record_lock(out):  # the first run, playing
+        pending = tmp_path / f".run.{common.RECORD}"
+        pending.write_text("{}")
+        with pytest.raises(UsageError, match="is being written by another barbaron run"):
+            play(out, capsys)
+        assert pending.read_text() == "{}"
+    pending.unlink()
+    assert ">>> api.play(" in play(out, capsys)[1]  # and then it plays
 
 
 def test_a_study_writes_its_tables_whole_even_when_ctrl_c_comes_between_them(tmp_path):

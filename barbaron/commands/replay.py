@@ -314,31 +314,37 @@ def _scenario_bots(scenario, specs: list[str]) -> list:
     """The bots of a scenario's rollouts, ``specs`` (changed in place where a seat plays as
     hard): none built from plugin code the file names, since a data file must not run code that
     came with it (QA: a duel file's FILE.py was imported). Such a seat plays as Hard, and so does
-    one whose name is unknown once a plugin was refused (the plugin may have registered it);
-    a note says which seats."""
-    from barbaron.registry import plugins_refused
+    a name no bot has once a plugin was refused (the plugin may register it); a note says
+    which. Any other fault of a spec is the file's, said as such."""
+    from barbaron.registry import known_names, plugins_refused, split_spec
     from barbaron.runs import build_bots
 
     built: list = []
+    refused_seats: list[int] = []
     failed: dict[int, UsageError] = {}
     with plugins_refused() as refused:
         for seat, spec in enumerate(specs):
+            before = len(refused)
             try:
                 built.extend(build_bots([spec]))
+                continue
             except UsageError as e:
                 failed[seat] = e
-                built.append(None)
-    if failed and not refused:  # a bot the file names: say which file
-        raise UsageError(f"{scenario.path}: its bots: {next(iter(failed.values()))}")
-    for seat in failed:
+            built.append(None)
+            if len(refused) > before:
+                refused_seats.append(seat)
+    unknown = [s for s in failed if split_spec(specs[s])[0] not in known_names()]
+    hard = sorted({*refused_seats, *(unknown if refused_seats else [])})
+    if other := [s for s in failed if s not in hard]:  # a bot the file names: say which file
+        raise UsageError(f"{scenario.path}: its bots: {failed[other[0]]}")
+    for seat in hard:
         specs[seat] = "hard"
         built[seat] = build_bots(["hard"])[0]
-    if failed:
-        seats = sorted(failed)
+    if hard:
         print(
-            f"note: the win chart plays seat{'s' * (len(seats) > 1)} {', '.join(map(str, seats))}"
-            f" as hard: {scenario.path} names plugin code "
-            f"({', '.join(scenario.bots[seat] for seat in seats)}), which a replay does not run",
+            f"note: the win chart plays seat{'s' * (len(hard) > 1)} {', '.join(map(str, hard))} "
+            f"as hard: {scenario.path} names plugin code, or names only a plugin registers "
+            f"({', '.join(scenario.bots[seat] for seat in hard)}), which a replay does not run",
             file=sys.stderr,
         )
     return built
