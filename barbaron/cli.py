@@ -14,10 +14,11 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from barbaron import __version__
 from barbaron.commands import COMMANDS
-from barbaron.errors import UsageError
+from barbaron.errors import RunInterrupted, UsageError
 from barbaron.params import closest_name
 
 
@@ -94,10 +95,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(
                 f"{prog}: unrecognized arguments: {' '.join(extra)} (see '{prog} --help')"
             )
-        return args.run(args)
+        try:
+            return args.run(args)
+        except KeyboardInterrupt as e:
+            if type(e) is KeyboardInterrupt and (kept := _partial_kept(args)):
+                from barbaron.runs import RESUME_ADVICE
+
+                raise RunInterrupted(f"interrupted: {kept} is kept; {RESUME_ADVICE}") from None
+            raise
 
     with running_command(["barbaron", *argv]):
         return with_one_line_failures(command, debug)
+
+
+def _partial_kept(args: argparse.Namespace) -> Path | None:
+    """The command's ``OUT.partial`` if a run left one: where a second Ctrl-C cut the run's own
+    account of what it kept short, the line still says it (QA: tune said only "interrupted")."""
+    out = getattr(args, "out", None)
+    if not out:
+        return None
+    partial = Path(out).with_name(Path(out).name + ".partial")
+    return partial if (partial / "manifest.json").is_file() else None
 
 
 @contextlib.contextmanager
@@ -145,7 +163,7 @@ def with_one_line_failures(command: Callable[[], int], debug: bool = False) -> i
 
 def _failure(e: BaseException) -> tuple[int | None, str]:
     """The exit status and the line for a failure; (None, '') for a bug in barbaron itself."""
-    from barbaron.errors import RunFailed, RunInterrupted
+    from barbaron.errors import RunFailed
 
     if isinstance(e, BrokenPipeError):
         return 0, ""

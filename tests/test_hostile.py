@@ -230,6 +230,31 @@ def test_a_ctrl_c_that_an_import_turned_into_another_error_is_still_an_interrupt
         with_one_line_failures(a_bug)
 
 
+def test_a_second_ctrl_c_that_cut_a_runs_account_short_still_names_what_it_kept(
+    tmp_path, capsys, monkeypatch
+):
+    """A double Ctrl-C in tune's start left a resumable OUT.partial and said only
+    "interrupted" (QA): the line names the folder and the resume."""
+    from barbaron.commands import play
+
+    out = tmp_path / "run"
+
+    def cut_short(args):
+        (tmp_path / "run.partial").mkdir()
+        (tmp_path / "run.partial" / "manifest.json").write_text("{}")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play, "run", cut_short)
+    status, _, err = run(capsys, *PLAY, "--out", out)
+    assert status == 130 and err == (
+        f"error: interrupted: {out}.partial is kept; run the same command with --resume (in the "
+        "library: resume=True) to continue\n"
+    )
+    monkeypatch.setattr(play, "run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))
+    status, _, err = run(capsys, *PLAY, "--out", tmp_path / "other")
+    assert status == 130 and err == "error: interrupted\n"  # (nothing kept: nothing said)
+
+
 def test_a_ctrl_c_a_callback_could_not_raise_prints_nothing_while_a_run_plays():
     """Raised inside numba's callback as a kernel loaded, Python printed it as 7 lines of
     "Exception ignored" before the run's own line (QA). Other such errors still print."""
