@@ -949,7 +949,27 @@ def _check_determinism(c: _Context, fresh_process: _FreshProcess | None, start: 
         problem = _compare_all([b], fresh_runs[-1:], c.seed, "with a fresh instance in each seat")
         if problem:
             return CheckResult(DETERMINISM, False, problem)
-    where = "the same instance twice, fresh instances per seat"
+    # an instance that met the same game numbers in other states first (other start coins):
+    # a bot that keeps what it saw by game number answers from those (QA: a cache keyed by game,
+    # round and seat passed every check and changed real games, whose rotations share a deal)
+    used, moved = c.cast.fresh(), [dataclasses.replace(t, rules=_moved(t.rules)) for t in c.tables]
+    first = _play_all(moved, c.seed, c.cast, used)
+    how = f"with {MOVED_COINS} coins more or less at the start"
+    if error := _first_error(first):
+        return CheckResult(DETERMINISM, False, f"{how}, {error}")
+    problem = _compare_all(
+        c.base,
+        _play_all(c.tables, c.seed, c.cast, used),
+        c.seed,
+        f"when the instance first played the same game numbers {how} (it keeps state between "
+        "games)",
+    )
+    if problem:
+        return CheckResult(DETERMINISM, False, problem)
+    where = (
+        "the same instance twice, fresh instances per seat, an instance that played the same "
+        "game numbers in other states first"
+    )
     if fresh_process is None:
         return CheckResult(DETERMINISM, True, f"identical games: {where}{c.fresh_note}")
     timeout = max(120.0, 20 * (time.perf_counter() - start))
@@ -971,6 +991,16 @@ def _check_determinism(c: _Context, fresh_process: _FreshProcess | None, start: 
     )
 
 
+MOVED_COINS = 50  # how far the determinism check moves every table's start coins
+
+
+def _moved(rules: Rules) -> Rules:
+    """``rules`` with the start coins moved by :data:`MOVED_COINS` (down where up would pass
+    the most a rule allows): the same dice and cards, other states."""
+    step = MOVED_COINS if rules.start_coins < 500_000 else -MOVED_COINS
+    return dataclasses.replace(rules, start_coins=rules.start_coins + step)
+
+
 def _check_batch(c: _Context) -> CheckResult:
     bot = c.cast.fresh()
     per_table = max(1, -(-ALONE_GAMES // TABLES))
@@ -986,8 +1016,8 @@ def _check_batch(c: _Context) -> CheckResult:
     reference = 0
     how = (
         "on the reference engine, one game at a time in plain Python (batch engine vs "
-        "reference; a bot that writes into the arrays it is shown changes the batch engine's "
-        "game)"
+        "reference; a bot that writes into the arrays it is shown, or keeps state between "
+        "games, changes a game)"
     )
     for table, b in zip(c.tables, c.base, strict=True):
         for g in table.games[:REFERENCE_GAMES]:

@@ -50,6 +50,13 @@ BAD = {
     "BuysInLargeBatches": ({BATCH}, ["in one batch of 440 games"]),
     "EveryOtherCall": ({DETERMINISM, BATCH, ORDER}, ["fresh instance", "first different answer"]),
     "HashDependent": ({DETERMINISM}, ["fresh Python process"]),
+    "RemembersByGameNumber": (
+        {DETERMINISM},
+        [
+            "when the instance first played the same game numbers with 50 coins more",
+            "state between",
+        ],
+    ),
     "UpgradesBarZero": ({LEGAL}, ["UpgradesBarZero.upgrade answered bar 0", "may not upgrade"]),
     "WrongCount": ({LEGAL}, ["WrongCount.buy must return", "got shape ("]),
     "WrongDtype": ({LEGAL}, ["booleans", "of int64"]),
