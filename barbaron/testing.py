@@ -983,7 +983,9 @@ def _check_determinism(c: _Context, fresh_process: _FreshProcess | None, start: 
                     DETERMINISM,
                     False,
                     f"{b.where(c.seed, g)} differs in a fresh Python process "
-                    f"(game digest {d} here, {digests.get(g, 'missing')} there)",
+                    f"(game digest {d} here, {digests.get(g, 'missing')} there): the bot "
+                    "follows something that changes between processes (a set's order or "
+                    "hash() of text, id(), the process id, the clock)",
                 )
     games = sum(t.n for t in c.tables)
     return CheckResult(

@@ -49,7 +49,7 @@ BAD = {
     "MedianBuyer": ({BATCH, ORDER}, ["played alone", "coins ["]),
     "BuysInLargeBatches": ({BATCH}, ["in one batch of 440 games"]),
     "EveryOtherCall": ({DETERMINISM, BATCH, ORDER}, ["fresh instance", "first different answer"]),
-    "HashDependent": ({DETERMINISM}, ["fresh Python process"]),
+    "HashDependent": ({DETERMINISM}, ["fresh Python process", "a set's order or hash() of text"]),
     "RemembersByGameNumber": (
         {DETERMINISM},
         [
