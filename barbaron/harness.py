@@ -854,13 +854,42 @@ def _on_dask(
 
     from joblib import Parallel, delayed
 
+    from barbaron.results import code_hash, job_plugin_hashes
+
+    here = (code_hash(), job_plugin_hashes(job))
     with warnings.catch_warnings(), interrupts.immediate(), _dask_backend(job):
         on_start()
         # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
         # (for this run only: the caller's own filters are back after it)
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
         parallel = Parallel(n_jobs=-1, return_as="generator")  # no slot of ours to wait for
-        yield from parallel(delayed(task)(job, unit) for unit in units)
+        yield from parallel(delayed(_as_here)(task, here, job, unit) for unit in units)
+
+
+def _as_here(task: Callable[..., UnitResult], here: tuple, job: Job, unit: int) -> UnitResult:
+    """``task(job, unit)`` on a dask worker, once it is known to run this process's barbaron
+    and to read the same plugin files (``here``: their hashes): other code would play other
+    games under this run's name (QA: a worker of modified rules, or one whose folder held
+    another file of a relative plugin's name, gave other results and exit 0)."""
+    import socket
+
+    from barbaron.results import code_hash, job_plugin_hashes
+
+    code, plugins = here
+    where = f"the dask worker on {socket.gethostname()} (pid {os.getpid()}, in {os.getcwd()})"
+    if code_hash() != code:
+        raise RunFailed(
+            f"{where} runs other barbaron code (code {code_hash()[:12]}, here {code[:12]}): "
+            "every worker needs the barbaron, and the bots, this process runs"
+        )
+    theirs = job_plugin_hashes(job)
+    if differ := sorted(n for n in {*plugins, *theirs} if plugins.get(n) != theirs.get(n)):
+        raise RunFailed(
+            f"{where} reads other plugin files than this process ({', '.join(differ)}: other "
+            "or missing there): give the workers the same files, by absolute paths or on their "
+            "PYTHONPATH"
+        )
+    return task(job, unit)
 
 
 def _load(job: Job) -> None:

@@ -500,6 +500,32 @@ def test_dask_backend_gives_the_same_games(played, tmp_path, capsys):
     assert pd.read_parquet(out / "games.parquet").equals(pd.read_parquet(played / "games.parquet"))
 
 
+def test_a_dask_worker_of_other_code_or_other_plugin_files_plays_nothing(tmp_path, monkeypatch):
+    """A worker of modified rules, or one whose folder held another file of a relative
+    plugin's name, played other games under the run's name, exit 0 (QA): each unit on a dask
+    worker first compares the worker's code and plugin files with the run's own."""
+    from barbaron import harness
+    from barbaron.errors import RunFailed
+    from barbaron.results import code_hash, job_plugin_hashes
+
+    plugin = tmp_path / "mine.py"
+    plugin.write_text("from barbaron.bots.greedy import Greedy\nclass Mine(Greedy):\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    job = Job(
+        arms=(Arm("play", ("mine.py:Mine", "easy"), Rules(players=2)),),
+        games=8,
+        seed=0,
+        batch_size=8,
+    )
+    here = (code_hash(), job_plugin_hashes(job))
+    assert harness._as_here(harness.play_unit, here, job, 0).deals.size == 4  # the same: plays
+    with pytest.raises(RunFailed, match=r"^the dask worker on .* runs other barbaron code"):
+        harness._as_here(harness.play_unit, ("0" * 64, here[1]), job, 0)
+    plugin.write_text(plugin.read_text() + "# another file of that name\n")
+    with pytest.raises(RunFailed, match=r"reads other plugin files than this process \(mine.py"):
+        harness._as_here(harness.play_unit, here, job, 0)
+
+
 def test_an_interrupted_run_resumes_to_the_same_result(played, tmp_path, capsys):
     out = tmp_path / "resumed"
     job = Job(arms=(Arm("play", tuple(LINEUP), Rules()),), games=4000, seed=5, batch_size=1000)
