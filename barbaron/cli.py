@@ -111,11 +111,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _partial_kept(args: argparse.Namespace) -> Path | None:
     """The command's ``OUT.partial`` if a run left one: where a second Ctrl-C cut the run's own
     account of what it kept short, the line still says it (QA: tune said only "interrupted")."""
+    from barbaron.results import ResultsError, _target
+
     out = getattr(args, "out", None)
-    if not out:
+    try:  # (the run's own naming: "~" expanded, "x/" and "a/.." as it read them)
+        partial = _target(out)[1] if out else None
+    except (ResultsError, UsageError):
         return None
-    partial = Path(out).with_name(Path(out).name + ".partial")
-    return partial if (partial / "manifest.json").is_file() else None
+    return partial if partial is not None and (partial / "manifest.json").is_file() else None
 
 
 @contextlib.contextmanager

@@ -44,7 +44,12 @@ def _line_with_band(ax, x, mean, low, high, **style) -> None:
         ax.plot(x, mean, marker="o", **style)
         ax.fill_between(x, low, high, alpha=0.2, color=ax.lines[-1].get_color())
     else:
-        ax.errorbar(x, mean, yerr=[mean - low, high - mean], fmt="o", capsize=6, **style)
+        _error_bars(ax, x, mean, low, high, **style)
+
+
+def _error_bars(ax, x, mean, low, high, **style) -> None:
+    """Points with their 95% intervals as error bars (``low``, ``high``: the interval's ends)."""
+    ax.errorbar(x, mean, yerr=[mean - low, high - mean], fmt="o", capsize=6, **style)
 
 
 def bot_win_shares(arm: dict):
@@ -191,7 +196,7 @@ def sweep_curve(points: list[dict], param: str, bot: str, field: list[str]):
         _line_with_band(ax, np.array(values, dtype=float), mean, low, high, color="#4c72b0")
     else:  # values that are not all numbers (none, true, a bot spec): one place each
         x = np.arange(len(values))
-        ax.errorbar(x, mean, yerr=[mean - low, high - mean], fmt="o", capsize=6, color="#4c72b0")
+        _error_bars(ax, x, mean, low, high, color="#4c72b0")
         ax.set_xticks(x, [format_value(v) for v in values], rotation=15, ha="right")
     ax.set_xlabel(f"{bot}: {param}")
     ax.set_ylabel("win share (95% interval)")
