@@ -447,15 +447,15 @@ def new_totals(job: Job) -> list[Totals]:
 
 
 @contextlib.contextmanager
-def _dask_backend(job: Job) -> Iterator[None]:
+def _dask_session(job: Job) -> Iterator:
+    """A client of the job's dask scheduler for the block; the scheduler lost within it is a
+    RunFailed naming it."""
     try:
         from dask.distributed import Client
     except ImportError:
         raise RuntimeError(
             "--backend dask needs the dask extra: pip install -e '.[dask]'"
         ) from None
-    import joblib
-
     client = _dask_client(Client, job.scheduler)
     from concurrent.futures import CancelledError
 
@@ -463,8 +463,7 @@ def _dask_backend(job: Job) -> Iterator[None]:
 
     with _silenced("distributed", "tornado"):  # closing a client whose scheduler is gone logs
         try:
-            with joblib.parallel_backend("dask"):
-                yield
+            yield client
         except (CancelledError, CommClosedError) as e:  # the scheduler went away mid-run
             reason = (str(e).splitlines()[0] if str(e) else type(e).__name__).rstrip(".")
             raise RunFailed(f"lost the dask scheduler at {job.scheduler}: {reason}") from e
@@ -575,7 +574,7 @@ def run_units(
     """
     on_start = on_start or (lambda: None)
     if job.backend == "dask":
-        yield from _on_dask(job, units, task, on_start)
+        yield from _on_dask(job, units, task, on_start, leftovers)
         return
     helpers = min(job.workers, job.units if count is None else count) - 1
     strategies: dict[str, Strategy] = {}
@@ -846,24 +845,69 @@ def _stop_helpers(executor) -> None:
 
 
 def _on_dask(
-    job: Job, units: Iterable[int], task: Callable[..., UnitResult], on_start: Callable[[], None]
+    job: Job,
+    units: Iterable[int],
+    task: Callable[..., UnitResult],
+    on_start: Callable[[], None],
+    leftovers: list[UnitResult] | None,
 ):
-    """The units on a dask cluster, through joblib, in unit order (``on_start`` once the
-    scheduler has answered)."""
-    import warnings
-
-    from joblib import Parallel, delayed
+    """The units on a dask cluster, in unit order (``on_start`` once the scheduler has
+    answered), two ahead per worker thread of the cluster. A unit whose workers all died while
+    they played it (dask runs it again on another, ``distributed.scheduler.allowed-failures``
+    times) ends the run in a RunFailed naming it; until then the run waits, as dask does. On
+    a failure or an interrupt the units that finished but were not yielded yet go to
+    ``leftovers``; whatever ends the run, those still queued are cancelled."""
+    from distributed.scheduler import KilledWorker
 
     from barbaron.results import code_hash, job_plugin_hashes
 
     here = (code_hash(), job_plugin_hashes(job))
-    with warnings.catch_warnings(), interrupts.immediate(), _dask_backend(job):
+    with interrupts.immediate(), _dask_session(job) as client:
         on_start()
-        # an early stop (compare's SPRT) leaves queued units unused, which joblib warns about
-        # (for this run only: the caller's own filters are back after it)
-        warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-        parallel = Parallel(n_jobs=-1, return_as="generator")  # no slot of ours to wait for
-        yield from parallel(delayed(_as_here)(task, here, job, unit) for unit in units)
+        queue = iter(units)
+        running: collections.deque = collections.deque()  # (unit, future), in unit order
+        try:
+            while True:
+                ahead = 2 * max(1, sum(client.nthreads().values()))  # (workers may come and go)
+                while len(running) < ahead and (unit := next(queue, None)) is not None:
+                    future = client.submit(_as_here, task, here, job, unit, pure=False)
+                    running.append((unit, future))
+                if not running:
+                    return
+                unit, future = running[0]
+                try:
+                    result = future.result()
+                except KilledWorker as e:
+                    raise RunFailed(_killed_worker(job, unit, e)) from None
+                running.popleft()
+                yield result
+        except GeneratorExit:  # an early stop: the queued units are not wanted
+            raise
+        except BaseException:
+            if leftovers is not None:
+                for _, future in running:
+                    if future.status == "finished":
+                        with contextlib.suppress(Exception):  # (its worker may be gone)
+                            leftovers.append(future.result())
+            raise
+        finally:
+            with contextlib.suppress(Exception):  # (a scheduler that is gone has none queued)
+                client.cancel([future for _, future in running])
+
+
+def _killed_worker(job: Job, unit: int, error: Exception) -> str:
+    """The line for a unit that every dask worker which played it died of."""
+    deals = job.unit_deals(unit)
+    tries = getattr(error, "allowed_failures", None)
+    workers = {
+        0: "the dask worker that played it",
+        None: "every dask worker that played it",
+    }.get(tries, f"each of the {tries + 1} dask workers that played it")
+    return (
+        f"unit {unit} (deals {deals[0]}..{deals[-1]}) ended the process of {workers}: a bot "
+        "that exits the process, crashes the interpreter or goes past the worker's memory "
+        "limit (the workers' logs say which)"
+    )
 
 
 def _as_here(task: Callable[..., UnitResult], here: tuple, job: Job, unit: int) -> UnitResult:

@@ -500,6 +500,44 @@ def test_dask_backend_gives_the_same_games(played, tmp_path, capsys):
     assert pd.read_parquet(out / "games.parquet").equals(pd.read_parquet(played / "games.parquet"))
 
 
+ENDS_ITS_WORKER = """
+import os
+from barbaron.bots.greedy import Greedy
+
+
+class EndsItsWorker(Greedy):
+    def buy(self, view, games, bars):
+        if ((view.game[games] >= 8) & (view.game[games] < 16)).any():  # unit 1's deals
+            os._exit(3)
+        return super().buy(view, games, bars)
+"""
+
+
+def test_a_unit_that_ends_its_dask_workers_ends_the_run_in_one_line(tmp_path, capsys):
+    """With joblib's dask backend a unit that killed its worker left the run waiting for ever
+    (QA): dask runs it again on another worker, allowed-failures times, then the run ends in
+    one line naming the unit, and keeps the units that finished."""
+    distributed = pytest.importorskip("distributed")  # the [dev] and [dask] extras install it
+    import dask
+
+    (tmp_path / "ends.py").write_text(ENDS_ITS_WORKER)
+    bots = [f"{tmp_path / 'ends.py'}:EndsItsWorker", "greedy"]
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+    ):
+        argv = ["--games", "64", "--batch-size", "16", "--quiet", "--out", tmp_path / "d"]
+        argv += ["--backend", "dask", "--scheduler", cluster.scheduler_address]
+        status, _, err = run(capsys, "play", "--bots", *bots, *argv)
+    assert status == 1 and err.count("\n") == 1, err
+    assert "unit 1 (deals 8..15) ended the process of each of the 2 dask workers" in err
+    kept = sorted(int(f.stem[5:]) for f in (tmp_path / "d.partial" / "tallies").glob("*.npz"))
+    assert kept[0] == 0 and 1 not in kept, kept  # (and any after it that finished in time)
+    assert "--resume" in err
+
+
 def test_a_dask_worker_of_other_code_or_other_plugin_files_plays_nothing(tmp_path, monkeypatch):
     """A worker of modified rules, or one whose folder held another file of a relative
     plugin's name, played other games under the run's name, exit 0 (QA): each unit on a dask
