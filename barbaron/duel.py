@@ -27,6 +27,7 @@ from barbaron.errors import UsageError
 from barbaron.reference import Event, Game, Outcome, worths
 from barbaron.rules import Rules
 from barbaron.strategy import (
+    SPEC_ATTRIBUTE,
     AnswersInOne,
     BatchView,
     Decision,
@@ -36,6 +37,7 @@ from barbaron.strategy import (
     Strategy,
     StrategyError,
     ask,
+    describe,
 )
 
 
@@ -260,6 +262,7 @@ class Recorder(AnswersInOne):
 
     def __init__(self, inner: Strategy, log: list) -> None:
         self.inner, self.log = inner, log
+        setattr(self, SPEC_ATTRIBUTE, describe(inner))  # errors name the bot, not this (QA)
 
     def __repr__(self) -> str:
         return repr(self.inner)

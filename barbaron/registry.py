@@ -652,6 +652,20 @@ def _missing(cls: type, spec: str, params: dict) -> str | None:
     )
 
 
+def _not_built(cls: type, spec: str, params: dict, error: BaseException) -> BotSpecError:
+    """The error for a constructor that failed on a spec's parameters."""
+    if isinstance(error, TypeError):  # a parameter missing, or a value the bot refuses
+        return BotSpecError(f"bot {spec!r}: {_missing(cls, spec, params) or error}")
+    if isinstance(error, ValueError):  # a parameter value the bot refuses
+        return BotSpecError(f"bot {spec!r}: {error}")
+    if isinstance(error, OverflowError):  # too large for the bot's arrays (numpy's own words)
+        big = [k for k, v in params.items() if isinstance(v, int | float) and abs(v) >= 2**63]
+        which = ", ".join(big) if big else "a parameter's value"
+        return BotSpecError(f"bot {spec!r}: {which}: too large for the bot's arrays")
+    # the plugin's own constructor failed (or tried to exit)
+    return BotSpecError(f"bot {spec!r}: {cls.__name__}() raised {type(error).__name__}: {error}")
+
+
 def make_bot(spec: str) -> Strategy:
     """The strategy a spec names, built with its parameters; BotSpecError says what is wrong."""
     from barbaron.strategy import SPEC_ATTRIBUTE, constructor_parameters, is_strategy
@@ -673,24 +687,19 @@ def make_bot(spec: str) -> Strategy:
             f"bot {spec!r}: unknown parameter {unknown[0]!r} "
             f"(valid: {', '.join(accepted) or 'none'})"
         )
+    failure: BaseException | None = None
     try:
         bot = cls(**params)
-    except TypeError as e:  # a parameter missing, or a value the bot refuses
-        raise BotSpecError(f"bot {spec!r}: {_missing(cls, spec, params) or e}") from None
-    except ValueError as e:  # a parameter value the bot refuses
-        raise BotSpecError(f"bot {spec!r}: {e}") from None
-    except OverflowError:  # a number too large for the bot's arrays (QA: numpy's own words)
-        big = [k for k, v in params.items() if isinstance(v, int | float) and abs(v) >= 2**63]
-        which = ", ".join(big) if big else "a parameter's value"
-        raise BotSpecError(f"bot {spec!r}: {which}: too large for the bot's arrays") from None
     except KeyboardInterrupt:
         raise
-    except BaseException as e:  # the plugin's own constructor failed (or tried to exit)
-        raise BotSpecError(
-            f"bot {spec!r}: {cls.__name__}() raised {type(e).__name__}: {e}"
-        ) from None
-    for key, value in params.items():  # after the bot's own checks, which say more
-        _check_kind(spec, key, value, accepted[key])
+    except BaseException as e:  # said below, once each value is known to be of its kind
+        failure = e
+    if failure is not None and any(re.search(rf"\b{re.escape(k)}\b", str(failure)) for k in params):
+        raise _not_built(cls, spec, params, failure)  # the bot's own check, naming its value
+    for key, value in params.items():  # after the bot's own checks, which say more, but
+        _check_kind(spec, key, value, accepted[key])  # before a failure that names none of
+    if failure is not None:  # the values (QA: "'<' not supported between 'str' and 'int'")
+        raise _not_built(cls, spec, params, failure)
     with contextlib.suppress(AttributeError):  # error messages name the bot as it was given
         setattr(bot, SPEC_ATTRIBUTE, spec)  # (a name of barbaron's: a bot's own "spec" stays)
     if not is_strategy(bot):  # (after it is built: a bot may get its methods as it is made)

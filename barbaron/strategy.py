@@ -435,11 +435,12 @@ def raised_where(error: BaseException, bot: object) -> str:
     import traceback
 
     frames = [(f.f_code, line) for f, line in traceback.walk_tb(error.__traceback__)]
+    library = (sysconfig.get_paths()["stdlib"], str(Path(__file__).resolve().parent))
     own = set()
     for cls in type(bot).__mro__:
         with contextlib.suppress(TypeError, OSError):
             own.add(os.path.realpath(inspect.getfile(cls)))
-    library = (sysconfig.get_paths()["stdlib"], str(Path(__file__).resolve().parent))
+    own = {path for path in own if not path.startswith(library)}  # (Strategy's own file: QA)
     mine = [f for f in frames if os.path.realpath(f[0].co_filename) in own]
     outside = [f for f in frames if not os.path.realpath(f[0].co_filename).startswith(library)]
     at = f" (at {frame_text(*(mine or outside or frames)[-1])})" if frames else ""

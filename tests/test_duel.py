@@ -297,3 +297,28 @@ def test_the_printed_replay_command_pastes_with_a_space_in_the_path(tmp_path, ca
     assert command[:3] == ["barbaron", "replay", "--log"]
     status, log, err = run(capsys, *command[1:])
     assert status == 0 and "the Bar Baron with" in log, err
+
+
+ILLEGAL = """
+import numpy as np
+from barbaron.strategy import Strategy
+
+class UpgradesBarZero(Strategy):
+    def upgrade(self, view, games):
+        return np.zeros(len(games), dtype=np.int64)
+
+    def buy(self, view, games, bars):
+        return np.ones(len(games), dtype=bool)
+
+    def takeover(self, view, games, bars):
+        return np.zeros(len(games), dtype=bool)
+"""
+
+
+def test_an_illegal_homie_is_named_by_its_spec(tmp_path, capsys, monkeypatch):
+    """It was named 'Recorder', the wrapper that logs the answers (QA); play names the spec."""
+    (tmp_path / "illegal.py").write_text(ILLEGAL)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", None)
+    status, _, err = run(capsys, "duel", "--homies", "illegal.py:UpgradesBarZero", "--seed", "5")
+    assert status == 1 and "illegal decision: illegal.py:UpgradesBarZero in seat " in err, err

@@ -821,13 +821,22 @@ class Raises(Strategy):
 class Exits(Strategy):
     def buy(self, view, games, bars):
         sys.exit(3)
+
+class MisusesTheView(Strategy):
+    def buy(self, view, games, bars):
+        return view.bar_value(games, bars + 12) > 0
 """
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 @pytest.mark.parametrize(
     "bot, kind, what, line",
-    [("Raises", "ZeroDivisionError", "my bug", 8), ("Exits", "SystemExit", "3", 12)],
+    [
+        ("Raises", "ZeroDivisionError", "my bug", 8),
+        ("Exits", "SystemExit", "3", 12),
+        # raised within the view it called: still the plugin's line, not barbaron's (QA)
+        ("MisusesTheView", "IndexError", "bars holds 15, not a bar (bars are 0..11, R2)", 16),
+    ],
 )
 def test_a_plugins_own_exception_is_one_line_naming_it(
     tmp_path, capsys, workers, bot, kind, what, line
@@ -936,6 +945,35 @@ def test_a_plugin_value_of_the_wrong_kind_is_refused_in_one_line(tmp_path, capsy
         "11",
     )
     assert status == 2 and "given twice" in err  # text and none pass; a key once
+
+
+def test_a_value_of_the_wrong_kind_is_named_though_the_constructor_fails_on_it(tmp_path, capsys):
+    """The constructor's own words named no parameter (QA: "'<' not supported between
+    instances of 'str' and 'int'"); a check of the bot's own that names it is kept."""
+    plugin = tmp_path / "ctor.py"
+    plugin.write_text(
+        "from barbaron.bots.greedy import Greedy\n"
+        "class Compares(Greedy):\n"
+        "    def __init__(self, cushion: int = 100):\n"
+        "        assert not cushion < 0\n"
+        "        super().__init__()\n"
+        "class Converts(Greedy):\n"
+        "    def __init__(self, scale=1.0):\n"
+        "        self.scale = float(scale)\n"
+        "        super().__init__()\n"
+        "class Says(Greedy):\n"
+        "    def __init__(self, cushion=100):\n"
+        "        if not isinstance(cushion, int):\n"
+        "            raise ValueError(f'cushion must be whole, got {cushion!r}')\n"
+        "        super().__init__()\n"
+    )
+    for bot, message in [
+        ("Compares:cushion=abc", "cushion must be a finite number (its default is 100), got 'abc'"),
+        ("Converts:scale=abc", "scale must be a finite number (its default is 1.0), got 'abc'"),
+        ("Says:cushion=abc", "cushion must be whole, got 'abc'"),
+    ]:
+        status, _, err = run(capsys, "check", f"{plugin}:{bot}")
+        assert status == 2 and one_line(err) and message in err, err
 
 
 PARAMETERS = """
