@@ -431,7 +431,11 @@ def _load_class(spec: str, where: str, name: str) -> type:
             raise  # (one that names this spec already; another, such as a bot name registered
             # twice as the module loads, is said to come from it: QA)
         hint = ""
-        if isinstance(e, ModuleNotFoundError) and e.name == where.partition(".")[0]:  # (QA)
+        first, dot, _ = where.partition(".")
+        missing = isinstance(e, ModuleNotFoundError)
+        if missing and module_name is None and dot and Path(f"{first}.py").is_file():  # (QA:
+            hint = f" (did you mean the file {first}.py:{name}?)"  # clever.pyy for clever.py)
+        elif missing and e.name == first:  # (QA)
             file = where.replace(".", "/") + ".py"
             hint = f" (put the folder that holds it on PYTHONPATH, or name the file: {file}:{name})"
             if Path(where).suffix.lower() in FILE_SUFFIXES:  # (review: not "missing/txt.py")
@@ -439,7 +443,7 @@ def _load_class(spec: str, where: str, name: str) -> type:
                     f" (nor is there a file {where} here, and a plugin file ends in .py; a "
                     "module: put the folder that holds it on PYTHONPATH)"
                 )
-        elif isinstance(e, ModuleNotFoundError) and module_name is not None and e.name:
+        elif missing and module_name is not None and e.name:
             folder = Path(where).parent  # a module the plugin file imports, beside it (QA)
             beside = folder / e.name.partition(".")[0]
             if beside.with_suffix(".py").is_file() or beside.is_dir():

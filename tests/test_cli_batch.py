@@ -209,6 +209,8 @@ def test_plugin_bots_load_from_a_file_and_a_module(tmp_path, monkeypatch):
         make_bot("./notes.txt:Careful")  # (the same words by either path: review)
     with pytest.raises(BotSpecError, match=r"\(nor is there a file gone.txt here, and a plugin"):
         make_bot("gone.txt:Careful")  # (review: "name the file: gone/txt.py")
+    with pytest.raises(BotSpecError, match=r"\(did you mean the file scalar.py:Mine\?\)$"):
+        make_bot("scalar.pyy:Mine")  # (QA: "'scalar' is not a package", or no module 'scalar')
     (tmp_path / "again.py").write_text("from scalar import Mine\n")  # a module beside it (QA)
     with pytest.raises(BotSpecError, match=r"scalar lies beside .*again.py: a plugin's own imp"):
         make_bot(f"{tmp_path / 'again.py'}:Mine")
