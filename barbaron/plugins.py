@@ -137,7 +137,7 @@ def plugin_change(
     recorded (``"it started"``); ``where``: the folder it was recorded in, if known (relative
     paths were read from there)."""
     given = isinstance(where, str) and where != ""
-    here = given and _same_folder(where, os.getcwd())
+    here = given and same_folder(where, os.getcwd())
     known = given and not here
     folder = where if known else "another folder"  # where relative paths were read
     then = then if isinstance(then, dict) else {}
@@ -181,7 +181,7 @@ def plugin_change(
     return f"{_called(name)} has changed since {since}"
 
 
-def _same_folder(a: str, b: str) -> bool:
+def same_folder(a: str, b: str) -> bool:
     """Whether two paths name one folder (a symlink to it too)."""
     try:
         return os.path.samefile(a, b)

@@ -4,6 +4,8 @@ checked against the batch engine."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,15 +187,19 @@ def game_of_run(run_dir: str | Path, game: int, arm: str | None = None) -> RunGa
     found = RunGame(game, seed, deal, rotation, bots, rules, changed, label, len(arms) > 1)
     recorded = manifest.get("plugins")
     if isinstance(recorded, dict):  # a changed plugin would replay another game
-        from barbaron.plugins import names_in, plugin_change, plugin_hashes
+        from barbaron.plugins import names_in, plugin_change, plugin_hashes, same_folder
 
         now = plugin_hashes(list(lineup))  # this arm's files: another arm's may differ
         named = names_in(lineup)  # (also those gone since)
         mine = {name: value for name, value in recorded.items() if name in named}
         what = plugin_change(mine, now, "it was played", manifest.get("cwd"))
         if what is not None:  # (QA: it left out the seeded replay, the way to play it anyway)
+            command = found.command()
+            cwd = manifest.get("cwd")
+            if isinstance(cwd, str) and os.path.isdir(cwd) and not same_folder(cwd, "."):
+                command = f"cd {shlex.quote(cwd)} && {command}"  # its relative paths (QA)
             raise UsageError(
                 f"cannot replay a game of {run_dir}: {what} (its deal with the files as they "
-                f"are now: {found.command()})"
+                f"are now: {command})"
             )
     return found

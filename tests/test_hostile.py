@@ -1423,6 +1423,9 @@ def test_replay_of_a_run_refuses_a_changed_plugin(tmp_path, capsys, monkeypatch)
     assert status == 2 and one_line(err), err
     where = f"{plugin} cannot be read from {tmp_path} (run this from {tmp_path.parent}, where"
     assert where in err, err
+    # its seeded replay goes there first: its relative paths read from here failed too (QA)
+    seeded = err.partition("(its deal with the files as they are now: ")[2].rstrip(")\n")
+    assert seeded.startswith(f"cd {shlex.quote(str(tmp_path.parent))} && barbaron replay "), err
     monkeypatch.chdir(tmp_path.parent)  # where it was played, the plugin deleted (review: "run
     plugin.unlink()  # this from the folder where it was played", from that folder)
     status, _, err = run(capsys, *replay)
