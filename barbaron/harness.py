@@ -465,10 +465,19 @@ def _dask_session(job: Job) -> Iterator:
         try:
             yield client
         except (CancelledError, CommClosedError) as e:  # the scheduler went away mid-run
-            reason = (str(e).splitlines()[0] if str(e) else type(e).__name__).rstrip(".")
-            raise RunFailed(f"lost the dask scheduler at {job.scheduler}: {reason}") from e
+            raise RunFailed(f"lost the dask scheduler at {job.scheduler}: {_reason(e)}") from e
         finally:
             client.close()
+
+
+def _reason(error: BaseException) -> str:
+    """Why dask cancelled a run's futures or closed its connection, in its own short words
+    (``scheduler-connection-lost``), not a task's key."""
+    groups = getattr(error, "error_groups", None)  # FuturesCancelledError: one per reason
+    reason = groups[0].reason if groups else getattr(error, "reason", None)
+    if isinstance(reason, str):
+        return reason
+    return (str(error).splitlines()[0] if str(error) else type(error).__name__).rstrip(".")
 
 
 SCHEDULER_ANSWER_SECONDS = 20.0  # how long a dask scheduler gets to answer at the most
@@ -492,6 +501,8 @@ def _dask_client(client_class, address: str):
             made["client"] = client_class(address, timeout=f"{SCHEDULER_ANSWER_SECONDS / 2}s")
         except Exception as e:  # the scheduler is unreachable or refuses
             made["error"] = f"{type(e).__name__}: {e}"
+            if "Worker.identity" in str(e):  # (QA: a worker's address answers that way)
+                made["error"] = "it answers as a dask worker: give its scheduler's address"
 
     thread = threading.Thread(target=connect, name="barbaron-dask-connect", daemon=True)
     thread.start()
@@ -844,6 +855,11 @@ def _stop_helpers(executor) -> None:
         manager.join(timeout=HELPERS_STOP_SECONDS)
 
 
+DASK_UNITS_AHEAD = 4  # units in flight per worker thread of a dask cluster
+DASK_CHECK_SECONDS = 5.0  # how often a dask run looks at its workers while it waits
+DASK_PAUSED_SECONDS = 120.0  # how long every worker may stay paused before the run ends
+
+
 def _on_dask(
     job: Job,
     units: Iterable[int],
@@ -851,13 +867,19 @@ def _on_dask(
     on_start: Callable[[], None],
     leftovers: list[UnitResult] | None,
 ):
-    """The units on a dask cluster, in unit order (``on_start`` once the scheduler has
-    answered), two ahead per worker thread of the cluster. A unit whose workers all died while
-    they played it (dask runs it again on another, ``distributed.scheduler.allowed-failures``
-    times) ends the run in a RunFailed naming it; until then the run waits, as dask does. On
-    a failure or an interrupt the units that finished but were not yielded yet go to
-    ``leftovers``; whatever ends the run, those still queued are cancelled."""
-    from distributed.scheduler import KilledWorker
+    """The units on a dask cluster, yielded in unit order (``on_start`` once the scheduler has
+    answered), :data:`DASK_UNITS_AHEAD` in flight per worker thread of the cluster.
+
+    Each unit's result comes to this process as soon as it finishes, whatever its place: a
+    worker that dies loses no finished unit (QA: a unit killing the one worker that held the
+    others' results lost them all). A unit whose workers all died while they played it (dask
+    runs it again on another, ``distributed.scheduler.allowed-failures`` times) ends the run
+    in a RunFailed naming it, as does a cluster whose every worker stayed paused (memory above
+    ``distributed.worker.memory.pause``) for :data:`DASK_PAUSED_SECONDS`; a cluster without
+    workers is waited for, as dask does. A unit's failure is raised in its turn, as on this
+    machine. On a failure or an interrupt the units that finished go to ``leftovers``;
+    whatever ends the run, those still in flight are cancelled."""
+    import distributed
 
     from barbaron.results import code_hash, job_plugin_hashes
 
@@ -865,34 +887,84 @@ def _on_dask(
     with interrupts.immediate(), _dask_session(job) as client:
         on_start()
         queue = iter(units)
-        running: collections.deque = collections.deque()  # (unit, future), in unit order
+        order: collections.deque[int] = collections.deque()  # units taken, in the order to yield
+        flying: dict = {}  # future -> its unit, until its result is here
+        finished: dict[int, UnitResult | BaseException] = {}  # results (or failures) here
+        paused_since: float | None = None
         try:
             while True:
-                ahead = 2 * max(1, sum(client.nthreads().values()))  # (workers may come and go)
-                while len(running) < ahead and (unit := next(queue, None)) is not None:
+                ahead = DASK_UNITS_AHEAD * max(1, sum(client.nthreads().values()))
+                while len(flying) < ahead and (unit := next(queue, None)) is not None:
                     future = client.submit(_as_here, task, here, job, unit, pure=False)
-                    running.append((unit, future))
-                if not running:
+                    flying[future] = unit
+                    order.append(unit)
+                while order and order[0] in finished:
+                    result = finished.pop(order.popleft())
+                    if isinstance(result, BaseException):
+                        raise result
+                    yield result
+                if not order:
                     return
-                unit, future = running[0]
                 try:
-                    result = future.result()
-                except KilledWorker as e:
-                    raise RunFailed(_killed_worker(job, unit, e)) from None
-                running.popleft()
-                yield result
-        except GeneratorExit:  # an early stop: the queued units are not wanted
+                    done, _ = distributed.wait(
+                        list(flying), timeout=DASK_CHECK_SECONDS, return_when="FIRST_COMPLETED"
+                    )
+                except TimeoutError:
+                    paused_since = _still_paused(client, paused_since)
+                    continue
+                paused_since = None
+                ready = [f for f in done if f.status == "finished"]
+                for future, result in zip(ready, client.gather(ready), strict=True):  # at once
+                    finished[flying.pop(future)] = result
+                for future in done - set(ready):
+                    unit = flying.pop(future)
+                    finished[unit] = _failure(future, job, unit)
+        except GeneratorExit:  # an early stop: the units in flight are not wanted
             raise
         except BaseException:
             if leftovers is not None:
-                for _, future in running:
-                    if future.status == "finished":
-                        with contextlib.suppress(Exception):  # (its worker may be gone)
-                            leftovers.append(future.result())
+                leftovers.extend(r for r in finished.values() if isinstance(r, UnitResult))
             raise
         finally:
             with contextlib.suppress(Exception):  # (a scheduler that is gone has none queued)
-                client.cancel([future for _, future in running])
+                client.cancel(list(flying))
+
+
+def _failure(future, job: Job, unit: int) -> BaseException:
+    """The failure of a unit that did not finish, to raise in its turn."""
+    from concurrent.futures import CancelledError
+
+    from distributed.scheduler import KilledWorker
+
+    error = future.exception()
+    if isinstance(error, CancelledError):  # the scheduler is gone: the run ends now
+        raise error
+    if isinstance(error, KilledWorker):
+        return RunFailed(_killed_worker(job, unit, error))
+    return error  # the unit's own failure (a bot's error, other code on a worker)
+
+
+def _still_paused(client, since: float | None) -> float | None:
+    """When every worker of the cluster was first seen paused (None if one is not), raising
+    a RunFailed once that has lasted :data:`DASK_PAUSED_SECONDS`: dask gives a paused worker
+    no work, so the run would wait for ever (QA: a bot holding 300 MB on workers of 600 MB)."""
+    try:
+        info = client.scheduler_info(n_workers=-1)  # (all of them: some versions show 5)
+    except TypeError:  # a distributed that shows them all without being asked
+        info = client.scheduler_info()
+    workers = info.get("workers", {})
+    if not workers or any(w.get("status") != "paused" for w in workers.values()):
+        return None
+    now = time.monotonic()
+    if since is None:
+        return now
+    if now - since >= DASK_PAUSED_SECONDS:
+        raise RunFailed(
+            f"every dask worker has been paused for {DASK_PAUSED_SECONDS:g} s, its memory above "
+            "dask's pause threshold (distributed.worker.memory.pause): a bot that holds memory, "
+            "or workers with too little (give them more memory or fewer threads)"
+        )
+    return since
 
 
 def _killed_worker(job: Job, unit: int, error: Exception) -> str:

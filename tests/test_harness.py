@@ -496,8 +496,15 @@ def test_dask_backend_gives_the_same_games(played, tmp_path, capsys):
             "1000",
             "--quiet",
         )
+        worker = next(iter(cluster.scheduler_info["workers"]))  # given for the scheduler's (QA)
+        refused = run(capsys, "play", "--bots", *LINEUP, "--out", tmp_path / "w",
+                      "--backend", "dask", "--scheduler", worker)  # fmt: skip
     assert status == 0, err
     assert pd.read_parquet(out / "games.parquet").equals(pd.read_parquet(played / "games.parquet"))
+    assert refused[0] == 2 and refused[2] == (
+        f"error: cannot reach the dask scheduler at {worker}: it answers as a dask worker: give "
+        "its scheduler's address\n"
+    )
 
 
 ENDS_ITS_WORKER = """
@@ -535,6 +542,82 @@ def test_a_unit_that_ends_its_dask_workers_ends_the_run_in_one_line(tmp_path, ca
     assert "unit 1 (deals 8..15) ended the process of each of the 2 dask workers" in err
     kept = sorted(int(f.stem[5:]) for f in (tmp_path / "d.partial" / "tallies").glob("*.npz"))
     assert kept[0] == 0 and 1 not in kept, kept  # (and any after it that finished in time)
+    assert "--resume" in err
+
+
+SLEEPS_THEN_ENDS = """
+import os, time
+from barbaron.bots.greedy import Greedy
+
+
+class SleepsThenEnds(Greedy):
+    def buy(self, view, games, bars):
+        if (view.game[games] < 8).any():  # unit 0's deals
+            time.sleep(2)  # while the worker's other threads finish units
+            os._exit(3)
+        return super().buy(view, games, bars)
+"""
+
+
+def test_units_a_dying_dask_worker_finished_are_kept(tmp_path, capsys):
+    """Results are fetched as units finish, not in unit order: the one worker, of four
+    threads, that held units 1.. when unit 0 killed it lost them all (QA)."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    (tmp_path / "ends.py").write_text(SLEEPS_THEN_ENDS)
+    bots = [f"{tmp_path / 'ends.py'}:SleepsThenEnds", "greedy"]
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=4, processes=True, dashboard_address=None
+        ) as cluster,
+    ):
+        argv = ["--games", "64", "--batch-size", "16", "--quiet", "--out", tmp_path / "d"]
+        argv += ["--backend", "dask", "--scheduler", cluster.scheduler_address]
+        status, _, err = run(capsys, "play", "--bots", *bots, *argv)
+    assert status == 1 and "unit 0 (deals 0..7) ended the process of the dask worker" in err, err
+    kept = sorted(int(f.stem[5:]) for f in (tmp_path / "d.partial" / "tallies").glob("*.npz"))
+    assert kept and 0 not in kept, kept
+
+
+HOLDS_MEMORY = """
+import numpy as np
+from barbaron.bots.greedy import Greedy
+
+HELD = []
+
+
+class HoldsMemory(Greedy):
+    def buy(self, view, games, bars):
+        if not HELD:  # most of the worker's limit, for good
+            HELD.append(np.ones(300 * 2**20 // 8))
+        return super().buy(view, games, bars)
+"""
+
+
+def test_a_run_whose_dask_workers_all_stay_paused_ends_in_one_line(tmp_path, capsys, monkeypatch):
+    """dask gives a worker paused for its memory no work: the run waited for ever (QA)."""
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(harness, "DASK_CHECK_SECONDS", 0.5)
+    monkeypatch.setattr(harness, "DASK_PAUSED_SECONDS", 3.0)
+    (tmp_path / "holds.py").write_text(HOLDS_MEMORY)
+    bots = [f"{tmp_path / 'holds.py'}:HoldsMemory", "greedy"]
+    import dask
+
+    memory = {"target": False, "spill": False, "pause": 0.45, "terminate": False}
+    with (
+        dask.config.set({f"distributed.worker.memory.{k}": v for k, v in memory.items()}),
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+            memory_limit="1GB",  # paused at 450 MB: the bot holds 300 beside the worker's own
+        ) as cluster,
+    ):  # fmt: skip
+        argv = ["--games", "400", "--batch-size", "100", "--quiet", "--out", tmp_path / "d"]
+        argv += ["--backend", "dask", "--scheduler", cluster.scheduler_address]
+        status, _, err = run(capsys, "play", "--bots", *bots, *argv)
+    assert status == 1 and err.count("\n") == 1, err
+    assert "every dask worker has been paused for 3 s, its memory above" in err
     assert "--resume" in err
 
 
